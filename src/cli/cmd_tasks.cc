@@ -1,0 +1,104 @@
+// `ptxbench tasks [--json]` lists the suite; `ptxbench tasks show NAME` prints one task as the model
+// sees it (definition plus the concrete workload axes and shapes).
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "suite/task.h"
+#include "suite/task_view.h"
+
+namespace ptxbench::cli {
+namespace {
+
+ordered_json task_summary_json(const task& t, const suite& s) {
+  ordered_json targets = ordered_json::array();
+  for (const auto& name : t.targets) {
+    const target_info* ti = s.find_target(name);
+    targets.push_back({{"name", name},
+                       {"gpu", ti->gpu_name},
+                       {"arch", ti->arch},
+                       {"required_families", ti->required_families},
+                       {"verification", ti->verification}});
+  }
+  ordered_json axes = ordered_json::object();
+  for (const auto& [k, v] : resolve_axes(t.wl, t.def)) axes[k] = v;
+  return {{"name", t.name},
+          {"problem", t.problem},
+          {"op_type", t.def.op_type},
+          {"workload_uuid", t.wl.uuid},
+          {"axes", axes},
+          {"baseline", t.baseline},
+          {"tolerance", {{"atol", t.tol.atol}, {"rtol", t.tol.rtol}}},
+          {"correctness_trials", t.correctness_trials},
+          {"targets", targets},
+          {"status", t.status},
+          {"held_out", t.held_out},
+          {"definition", (s.root.filename() / t.definition_path.lexically_relative(s.root)).string()}};
+}
+
+std::string axes_text(const task& t) {
+  std::string out;
+  for (const auto& a : t.def.axes) {
+    if (!out.empty()) out += " ";
+    out += fmt::format("{}={}", a.name, resolve_axes(t.wl, t.def)[a.name]);
+  }
+  return out;
+}
+
+void print_table(const suite& s) {
+  fmt::print("{:<44} {:<8} {:<15} {:>6}  {:<18}  {}\n", "TASK", "PROBLEM", "BASELINE", "TRIALS", "STATUS", "AXES");
+  for (const auto& t : s.tasks) {
+    std::string status = t.status + (t.held_out ? "*" : "");
+    fmt::print("{:<44} {:<8} {:<15} {:>6}  {:<18}  {}\n", t.name, t.problem, t.baseline.empty() ? "-" : t.baseline,
+               t.correctness_trials, status, axes_text(t));
+  }
+  fmt::print("\n* held out (not in the paper's five headline problems)\n");
+  fmt::print("Targets (any task): ");
+  bool first = true;
+  for (const auto& [name, ti] : s.targets) {
+    std::string fams;
+    for (const auto& f : ti.required_families) fams += (fams.empty() ? "" : " or ") + f;
+    fmt::print("{}{} {} requires {}{}", first ? "" : "; ", name, ti.arch, fams,
+               ti.verification == "static_only" ? " (compile + static SASS only: no such GPU here)" : "");
+    first = false;
+  }
+  fmt::print("\n");
+}
+
+}  // namespace
+
+void add_tasks_command(CLI::App& app, context& ctx) {
+  auto* cmd = app.add_subcommand("tasks", "list the task suite, or show one task as the model sees it");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "machine-readable output");
+  auto* show = cmd->add_subcommand("show", "print the task definition JSON the model will see, with concrete axes");
+  auto name = std::make_shared<std::string>();
+  show->add_option("name", *name, "task name")->required();
+
+  cmd->callback([&ctx, cmd, show, json, name]() {
+    auto s = load_suite(ctx.suite_dir());
+    if (!s) { ctx.exit = report_error(s.err().message, exit_status::usage); return; }
+    if (show->parsed()) {
+      const task* t = s->find_task(*name);
+      if (!t) {
+        std::vector<std::string> names;
+        for (const auto& tk : s->tasks) names.push_back(tk.name);
+        ctx.exit = report_error(unknown_name_message("task", *name, names, "`ptxbench tasks` lists them"),
+                                exit_status::usage);
+        return;
+      }
+      std::puts(dump_pretty(task_view_json(*t)).c_str());
+      return;
+    }
+    if (*json) {
+      ordered_json out = ordered_json::array();
+      for (const auto& t : s->tasks) out.push_back(task_summary_json(t, *s));
+      std::puts(ordered_json{{"suite", s->root.string()}, {"tasks", out}}.dump(2).c_str());
+      return;
+    }
+    print_table(*s);
+  });
+}
+
+}  // namespace ptxbench::cli

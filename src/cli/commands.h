@@ -1,0 +1,28 @@
+#pragma once
+// The subcommand table: each entry registers its options on the CLI11 app and a handler that runs
+// when it is chosen. main.cc walks this table; each command lives in its own cmd_<name>.cc.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/context.h"
+
+namespace ptxbench::cli {
+
+struct command {
+  std::string name;
+  std::string summary;
+  /// Adds the subcommand to `app`; its callback stores an exit status in ctx.exit.
+  std::function<void(CLI::App& app, context& ctx)> add;
+};
+
+/// Every subcommand, in the order `ptxbench --help` lists them.
+const std::vector<command>& all_commands();
+
+void add_tasks_command(CLI::App& app, context& ctx);
+void add_check_command(CLI::App& app, context& ctx);
+
+}  // namespace ptxbench::cli
