@@ -1,0 +1,28 @@
+#pragma once
+// The seam between whoever wants a candidate evaluated (the CLI, the agent, a future service) and the
+// pipeline that does it. Tests substitute a fake.
+
+#include <string>
+
+#include "core/result.h"
+#include "eval/verdict.h"
+#include "suite/solution.h"
+
+namespace ptxbench::eval {
+
+struct eval_request {
+  std::string task;          ///< task name in the suite
+  std::string target;        ///< "h200", "b200", ...
+  solution candidate;        ///< the sources to build (usually one kernel.cu)
+  bool run_on_gpu = true;    ///< false: stop after the CPU stages (what `ptxbench check` does)
+};
+
+/// Evaluates candidates. A returned error means the *evaluation* failed (infrastructure: tool
+/// missing, GPU lost, harness crashed); anything the candidate did wrong is a verdict.
+class evaluator {
+ public:
+  virtual ~evaluator() = default;
+  virtual result<verdict> evaluate(const eval_request& request) = 0;
+};
+
+}  // namespace ptxbench::eval
