@@ -129,7 +129,7 @@ result<task> load_task(const ordered_json& tj, const std::string& here, const fs
                        const std::map<std::string, target_info>& targets) {
   json_errors errs;
   if (!expect_object(tj, here, errs)) return errs.to_error();
-  reject_unknown_keys(tj, {"name", "problem", "definition", "workload", "workload_uuid", "baseline", "tolerance",
+  reject_unknown_keys(tj, {"name", "problem", "definition", "workload", "workload_uuid", "baseline", "baseline_options", "tolerance",
                            "correctness_trials", "targets", "status", "held_out", "note"}, here, errs);
   task t;
   t.name = get_string(tj, "name", here, errs).value_or("");
@@ -138,6 +138,10 @@ result<task> load_task(const ordered_json& tj, const std::string& here, const fs
   auto wl_rel = get_string(tj, "workload", here, errs);
   auto uuid = get_string(tj, "workload_uuid", here, errs);
   t.baseline = get_string(tj, "baseline", here, errs, false, false).value_or("");
+  if (tj.contains("baseline_options")) {
+    if (tj["baseline_options"].is_object()) t.baseline_options = tj["baseline_options"];
+    else errs.add(json_child(here, "baseline_options"), "expected object, got " + json_type_name(tj["baseline_options"]));
+  }
   t.correctness_trials = static_cast<int>(get_int(tj, "correctness_trials", here, errs).value_or(3));
   if (t.correctness_trials < 1) errs.add(json_child(here, "correctness_trials"), "expected an integer >= 1");
   t.targets = get_string_list(tj, "targets", here, errs).value_or(std::vector<std::string>{});

@@ -36,6 +36,7 @@ struct task {
   definition def;
   workload wl;
   std::string baseline;         ///< "cublaslt_gemm" | "cudnn_sdpa_fwd" | "cudnn_sdpa_bwd" | "" (pending)
+  ordered_json baseline_options = ordered_json::object();  ///< e.g. {"causal": true}
   tolerance tol;
   int correctness_trials = 3;
   std::vector<std::string> targets;
