@@ -1,0 +1,246 @@
+#include "agent/feedback.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace ptxbench::agent {
+namespace {
+
+using eval::stage_outcome;
+using eval::target_verdict;
+
+// Compiler output can run to megabytes when a template explodes; keep both ends.
+constexpr std::size_t k_max_log_bytes = 32u << 10;
+
+std::string clip_log(const std::string& log) {
+  if (log.size() <= k_max_log_bytes) return log;
+  std::size_t half = k_max_log_bytes / 2;
+  return log.substr(0, half) + fmt::format("\n[... {} bytes omitted ...]\n", log.size() - 2 * half) +
+         log.substr(log.size() - half);
+}
+
+std::string axes_text(const eval::verdict& v, const task& t) {
+  const auto& axes = v.flashinfer_trace ? v.flashinfer_trace->workload_.axes : t.wl.axes;
+  if (axes.empty()) return "workload 0";
+  std::string s;
+  for (const auto& [name, value] : axes) s += fmt::format("{}{}={}", s.empty() ? "" : ", ", name, value);
+  return s;
+}
+
+std::string error_value(double x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return "Inf";
+  return fmt::format("{}", x);
+}
+
+std::string join_counts(const eval::family_counts& c) {
+  std::string s;
+  for (const auto& [family, n] : c) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", family, n);
+  return s.empty() ? "none" : s;
+}
+
+std::string required_text(const eval::verdict& v) {
+  std::string s;
+  const auto& f = v.targets.required_families;
+  for (std::size_t i = 0; i < f.size(); ++i) s += (i == 0 ? "" : (i + 1 == f.size() ? " or " : ", ")) + f[i];
+  return s.empty() ? "unspecified" : s;
+}
+
+std::string target_verdict_text(target_verdict tv) {
+  switch (tv) {
+    case target_verdict::executed: return "executed on the workload";
+    case target_verdict::not_executed: return "present in the SASS but NOT executed on the workload";
+    case target_verdict::absent_in_sass: return "ABSENT from the compiled SASS";
+    case target_verdict::profile_error: return "unknown (the runtime count failed)";
+    case target_verdict::deferred: return "not verified here";
+  }
+  return "unknown";
+}
+
+// What upstream never told the model: did the required instruction families really run, and how often.
+std::string target_section(const eval::verdict& v) {
+  const auto& t = v.targets;
+  if (!t.static_counts && !t.dynamic_counts && t.verdict == target_verdict::deferred && t.reason.empty()) return "";
+  std::string s = fmt::format("\nTarget instructions ({}, {}; required: {}): {}", v.target, v.arch.empty() ? t.arch : v.arch,
+                              required_text(v), target_verdict_text(t.verdict));
+  if (t.dynamic_counts)
+    s += fmt::format("\n  executed (thread instructions{}): {}", t.dynamic_method.empty() ? "" : ", " + t.dynamic_method,
+                     join_counts(*t.dynamic_counts));
+  if (t.static_counts) s += fmt::format("\n  in the SASS (instructions): {}", join_counts(*t.static_counts));
+  if (!t.reason.empty()) s += "\n  " + t.reason;
+  return s;
+}
+
+std::string correctness_lines(const eval::verdict& v) {
+  if (!v.correctness) return "";
+  const auto& c = *v.correctness;
+  std::string s = fmt::format("\n  max_abs_error={}, max_rel_error={}", error_value(c.max_absolute_error),
+                              error_value(c.max_relative_error));
+  for (const auto& o : c.outputs) {
+    if (o.mismatches == 0 && o.nonfinite == 0) continue;
+    std::string where;
+    for (std::size_t i = 0; i < o.worst_index.size(); ++i) where += fmt::format("{}{}", i ? ", " : "", o.worst_index[i]);
+    s += fmt::format("\n  output {}: {} elements outside tolerance ({} non-finite); worst at [{}]: got {}, expected {}",
+                     o.name, o.mismatches, o.nonfinite, where, error_value(o.worst_value), error_value(o.worst_expected));
+  }
+  if (!c.shape_or_dtype_problem.empty()) s += "\n  " + c.shape_or_dtype_problem;
+  if (c.failed_trial >= 0 && static_cast<std::size_t>(c.failed_trial) < c.seeds.size())
+    s += fmt::format("\n  (atol={}, rtol={}; failing trial {} of {}, seed {})", c.atol, c.rtol, c.failed_trial + 1, c.trials,
+                     c.seeds[c.failed_trial]);
+  return s;
+}
+
+std::string logs(const eval::verdict& v) {
+  std::string s;
+  if (!v.build.log.empty()) s += "\n" + clip_log(v.build.log);
+  if (!v.log.empty()) s += "\n" + clip_log(v.log);
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+std::string deferred_stages(const eval::verdict& v) {
+  std::string names, why;
+  for (const auto& st : v.stages) {
+    if (st.outcome != stage_outcome::deferred) continue;
+    names += (names.empty() ? "" : ", ") + std::string(eval::stage_name(st.id));
+    if (why.empty()) why = st.summary;
+  }
+  if (names.empty()) return "";
+  return fmt::format("\nNot run here: {}{}", names, why.empty() ? "" : " (" + why + ")");
+}
+
+std::string gate_feedback(const eval::verdict& v) {
+  std::string s =
+      "ERROR: Your kernel was rejected before it could run: it uses library calls or loading tricks instead of a "
+      "hand-written kernel.";
+  for (const auto& f : v.gate_findings) {
+    std::string where = f.line > 0 ? fmt::format("{}:{}", f.file, f.line) : f.file;
+    s += fmt::format("\n  {}: [{}] {}", where.empty() ? "kernel" : where, f.rule, f.message);
+    if (!f.excerpt.empty()) s += fmt::format("\n      {}", f.excerpt);
+  }
+  if (v.gate_findings.empty() && !v.message.empty()) s += "\n  " + v.message;
+  s += "\nPlease implement the kernel using CUDA directly — cuBLAS, cuBLASLt, cuDNN, dynamic loading and other "
+       "library shortcuts are not allowed.";
+  return s;
+}
+
+}  // namespace
+
+std::string event_name(turn_event e) {
+  switch (e) {
+    case turn_event::evaluation: return "evaluation";
+    case turn_event::no_code: return "no_code";
+    case turn_event::gate_rejected: return "gate_rejected";
+    case turn_event::infra_error: return "infra_error";
+  }
+  return "evaluation";
+}
+
+bool is_infra_verdict(const eval::verdict& v) { return v.outcome == "infra_error"; }
+
+std::optional<double> verdict_speedup(const eval::verdict& v) {
+  if (v.timing && v.timing->speedup > 0) return v.timing->speedup;
+  if (v.flashinfer_trace && v.flashinfer_trace->eval && v.flashinfer_trace->eval->performance)
+    return v.flashinfer_trace->eval->performance->speedup_factor;
+  return std::nullopt;
+}
+
+turn_assessment assess_verdict(const eval::verdict& v, double target_speedup) {
+  turn_assessment a;
+  bool gate = v.outcome == "rejected" || v.deciding_stage == "source_gate" || v.deciding_stage == "link_gate";
+  if (is_infra_verdict(v)) {
+    a.event = turn_event::infra_error;
+    a.label = "infra_error";
+    return a;
+  }
+  if (gate) {
+    a.event = turn_event::gate_rejected;
+    a.label = "gate_rejected";
+    return a;
+  }
+  if (v.status) {
+    switch (*v.status) {
+      case eval_status::PASSED: a.label = "correct"; break;
+      case eval_status::COMPILE_ERROR: a.label = "compilation_error"; break;
+      case eval_status::RUNTIME_ERROR: a.label = "runtime_error"; break;
+      case eval_status::TIMEOUT: a.label = "timeout"; break;
+      default: a.label = "numerical_error"; break;  // INCORRECT_NUMERICAL, _SHAPE, _DTYPE
+    }
+  } else if (v.outcome == "compile_error") {
+    a.label = "compilation_error";
+  } else {
+    a.label = "built";  // check mode: the CPU stages passed and nothing ran on a GPU
+  }
+  a.all_passed = v.passed();
+  a.returncode = a.all_passed || a.label == "built" ? 0 : 1;
+  if (a.all_passed) a.speedup = verdict_speedup(v);
+  a.target_correct = v.target_correct();
+  a.target_met = a.target_correct && target_speedup > 0 && a.speedup && *a.speedup >= target_speedup;
+  return a;
+}
+
+std::string verdict_feedback(const eval::verdict& v, const turn_assessment& a, const task& t, double target_speedup) {
+  if (a.event == turn_event::gate_rejected) return gate_feedback(v);
+  std::string axes = axes_text(v, t);
+  if (a.label == "built") {
+    std::string s = "Build results (the GPU stages did not run):\n";
+    s += fmt::format("[{}] BUILT — compiled and passed the source and link gates; not run on a GPU", axes);
+    s += logs(v) + target_section(v) + deferred_stages(v);
+    s += "\n\nThe kernel compiled, but its correctness and speed are unknown because it was not run. Check it "
+         "carefully and provide your best kernel.";
+    return s;
+  }
+  std::string s = a.all_passed ? "Evaluation results:\n" : "Evaluation FAILED:\n";
+  std::string status = v.status ? std::string(status_name(*v.status)) : "COMPILE_ERROR";
+  if (a.all_passed) {
+    double kernel_ms = 0, ref_ms = 0;
+    if (v.timing) {
+      kernel_ms = v.timing->candidate.median_ms;
+      ref_ms = v.timing->reference.median_ms;
+    } else if (v.flashinfer_trace && v.flashinfer_trace->eval && v.flashinfer_trace->eval->performance) {
+      kernel_ms = v.flashinfer_trace->eval->performance->latency_ms;
+      ref_ms = v.flashinfer_trace->eval->performance->reference_latency_ms;
+    }
+    s += fmt::format("[{}] PASSED — speedup: {:.3f}x (kernel: {:.4f}ms, ref: {:.4f}ms)", axes, a.speedup.value_or(0),
+                     kernel_ms, ref_ms);
+  } else {
+    s += fmt::format("[{}] {}", axes, status);
+    s += correctness_lines(v);
+  }
+  s += logs(v);
+  if (a.label == "compilation_error") s += "\nFailed to compile kernel";
+  s += target_section(v);
+  if (a.all_passed) {
+    double sp = a.speedup.value_or(0);
+    if (a.target_met) {
+      s += fmt::format("\n\nTarget speedup {:.3f}x achieved! Min speedup: {:.3f}x.", target_speedup, sp);
+    } else if (target_speedup > 0 && sp >= target_speedup && !a.target_correct) {
+      s += fmt::format(
+          "\n\nKernel is correct. Min speedup: {:.3f}x (target: {:.3f}x), but the required instructions ({}) were not "
+          "verified as executed, so the target is not met. Keep optimizing.",
+          sp, target_speedup, required_text(v));
+    } else {
+      s += fmt::format("\n\nKernel is correct. Min speedup: {:.3f}x", sp) +
+           (target_speedup > 0 ? fmt::format(" (target: {:.3f}x). Keep optimizing.", target_speedup) : std::string("."));
+    }
+  } else {
+    s += "\n\nPlease fix the issues and provide an updated kernel.";
+  }
+  return s;
+}
+
+std::string no_code_feedback(const std::string& problem) {
+  return fmt::format(
+      "Could not extract a kernel from your response: {}. Please provide your complete CUDA source (the kernels and "
+      "the host `run` function exported with PTXBENCH_EXPORT) in a single ```cuda code block.",
+      problem);
+}
+
+std::string observation_message(int returncode, const std::string& text) {
+  std::string body = text;
+  while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) body.pop_back();
+  return fmt::format("<returncode>{}</returncode>\n<output>\n{}</output>", returncode, body);
+}
+
+}  // namespace ptxbench::agent

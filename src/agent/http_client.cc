@@ -1,0 +1,153 @@
+#include "agent/http_client.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <mutex>
+
+#include <curl/curl.h>
+
+namespace ptxbench::agent {
+namespace {
+
+void global_init_once() {
+  static std::once_flag flag;
+  std::call_once(flag, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct easy_handle {
+  CURL* h = curl_easy_init();
+  ~easy_handle() {
+    if (h) curl_easy_cleanup(h);
+  }
+  easy_handle() = default;
+  easy_handle(const easy_handle&) = delete;
+  easy_handle& operator=(const easy_handle&) = delete;
+};
+
+struct header_list {
+  curl_slist* list = nullptr;
+  ~header_list() { curl_slist_free_all(list); }
+  void add(const std::string& line) { list = curl_slist_append(list, line.c_str()); }
+};
+
+size_t on_body(char* data, size_t size, size_t n, void* user) {
+  static_cast<std::string*>(user)->append(data, size * n);
+  return size * n;
+}
+
+std::string trim(std::string s) {
+  auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  return s;
+}
+
+size_t on_header(char* data, size_t size, size_t n, void* user) {
+  auto* headers = static_cast<std::map<std::string, std::string>*>(user);
+  std::string line(data, size * n);
+  // A new status line starts a new response (after a 100 Continue or a redirect): forget the old headers.
+  if (line.rfind("HTTP/", 0) == 0) {
+    headers->clear();
+    return size * n;
+  }
+  auto colon = line.find(':');
+  if (colon == std::string::npos) return size * n;
+  std::string name = trim(line.substr(0, colon));
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  (*headers)[name] = trim(line.substr(colon + 1));
+  return size * n;
+}
+
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
+  return cancel && cancel->load() ? 1 : 0;
+}
+
+transport_error classify(CURLcode code) {
+  switch (code) {
+    case CURLE_OK: return transport_error::none;
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+      return transport_error::connection;
+    case CURLE_OPERATION_TIMEDOUT: return transport_error::timeout;
+    case CURLE_ABORTED_BY_CALLBACK: return transport_error::cancelled;
+    default: return transport_error::other;
+  }
+}
+
+class curl_transport final : public http_transport {
+ public:
+  explicit curl_transport(const std::atomic<bool>* cancel) : m_cancel(cancel) { global_init_once(); }
+
+  http_response post(const http_request& request) override {
+    http_response out;
+    easy_handle curl;
+    if (!curl.h) {
+      out.error = transport_error::other;
+      out.error_message = "curl_easy_init failed";
+      return out;
+    }
+    header_list headers;
+    for (const auto& [name, value] : request.headers) headers.add(name + ": " + value);
+    headers.add("Expect:");  // no 100-continue round trip for large prompts
+    char errbuf[CURL_ERROR_SIZE] = {0};
+    curl_easy_setopt(curl.h, CURLOPT_URL, request.url.c_str());
+    curl_easy_setopt(curl.h, CURLOPT_HTTPHEADER, headers.list);
+    curl_easy_setopt(curl.h, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl.h, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(curl.h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    curl_easy_setopt(curl.h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl.h, CURLOPT_WRITEDATA, &out.body);
+    curl_easy_setopt(curl.h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(curl.h, CURLOPT_HEADERDATA, &out.headers);
+    curl_easy_setopt(curl.h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(curl.h, CURLOPT_NOSIGNAL, 1L);  // required when several threads use libcurl
+    curl_easy_setopt(curl.h, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(curl.h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.connect_timeout_s * 1000));
+    if (request.timeout_s > 0) curl_easy_setopt(curl.h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout_s * 1000));
+    curl_easy_setopt(curl.h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl.h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(curl.h, CURLOPT_XFERINFODATA, m_cancel);
+    auto start = std::chrono::steady_clock::now();
+    CURLcode code = curl_easy_perform(curl.h);
+    out.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out.error = classify(code);
+    if (out.error != transport_error::none) {
+      out.error_message = errbuf[0] ? std::string(errbuf) : std::string(curl_easy_strerror(code));
+      return out;
+    }
+    curl_easy_getinfo(curl.h, CURLINFO_RESPONSE_CODE, &out.status);
+    return out;
+  }
+
+ private:
+  const std::atomic<bool>* m_cancel;
+};
+
+}  // namespace
+
+std::unique_ptr<http_transport> make_curl_transport(const std::atomic<bool>* cancel) {
+  return std::make_unique<curl_transport>(cancel);
+}
+
+std::string transport_error_name(transport_error e) {
+  switch (e) {
+    case transport_error::none: return "none";
+    case transport_error::connection: return "connection";
+    case transport_error::timeout: return "timeout";
+    case transport_error::cancelled: return "cancelled";
+    case transport_error::other: return "other";
+  }
+  return "other";
+}
+
+}  // namespace ptxbench::agent

@@ -1,0 +1,45 @@
+#pragma once
+// The sweep's progress: a redrawn bar on a terminal, one line per finished trajectory otherwise.
+// Counts trajectories with a correct turn, with a target-correct turn, and interrupted ones.
+
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/turn_loop.h"
+
+namespace ptxbench::agent {
+
+class progress_display {
+ public:
+  /// `bar`: redraw a bar in place (for a terminal); `quiet`: print nothing.
+  progress_display(std::FILE* out, bool bar, bool quiet, int trajectories, int turns_max);
+  ~progress_display();
+  progress_display(const progress_display&) = delete;
+  progress_display& operator=(const progress_display&) = delete;
+
+  void turn_done(int item, const turn_report& r);
+  void trajectory_started(int item);
+  void trajectory_done(int item, const std::string& name, const trajectory_result& r);
+
+  /// "[######----] 5/12 done, 2 running | turns 23/96 | correct 3 | target-correct 1 | failed 0".
+  [[nodiscard]] std::string line() const;
+
+ private:
+  void redraw_loop();
+
+  std::FILE* m_out;
+  bool m_bar, m_quiet;
+  int m_turns_max;
+  std::vector<bool> m_correct, m_target_correct, m_failed, m_done, m_running;
+  int m_turns = 0;
+  mutable std::mutex m_mutex;
+  std::condition_variable m_wake;
+  bool m_stop = false;
+  std::thread m_thread;
+};
+
+}  // namespace ptxbench::agent

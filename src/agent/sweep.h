@@ -1,0 +1,88 @@
+#pragma once
+// A sweep: task × prompt variant × trajectory, run concurrently (model calls in parallel, GPU
+// evaluations through the bounded queue), resumable with the same command after a kill at any
+// moment. RUN_DIR holds plan.json (what was asked), trajectories/*.json and summary.json (what
+// happened, recomputed from the trajectory files).
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/eval_queue.h"
+#include "agent/history.h"
+#include "agent/model_config.h"
+#include "agent/prompt.h"
+#include "agent/provider.h"
+#include "agent/provider_factory.h"
+#include "core/exit_status.h"
+#include "suite/task.h"
+
+namespace ptxbench::agent {
+
+struct plan_item {
+  int index = 0;
+  std::string task, target, variant;
+  int trajectory_index = 0;
+  uint64_t seed = 0;
+  std::string file;  ///< relative to RUN_DIR, e.g. "trajectories/gemm__h200__minimal__t0.json"
+};
+
+struct sweep_options {
+  std::filesystem::path out_dir;
+  std::vector<std::string> tasks;
+  std::string target = "h200";
+  std::vector<std::string> variants;
+  int trajectories = 4;
+  int turns = 8;
+  double target_speedup = 1.2;
+  history_policy policy = history_policy::full;
+  std::optional<int64_t> context_budget_tokens;  ///< --context-budget
+  int parallel = 4;          ///< trajectories at once
+  int gpus = 1;              ///< evaluation slots
+  bool run_on_gpu = true;
+  int eval_retries = 1;
+  double eval_retry_delay_s = 10;
+  uint64_t seed = 0;
+  std::string evaluator_name = "pipeline";
+  std::vector<std::string> argv;
+  bool progress_bar = false;  ///< redraw a bar (stderr is a terminal) instead of one line per trajectory
+  bool quiet = false;         ///< no progress output at all
+};
+
+struct sweep_services {
+  const suite* tasks = nullptr;
+  const model_spec* model = nullptr;
+  provider* llm = nullptr;                    ///< shared by every trajectory; must be thread-safe
+  evaluator_factory make_evaluator;
+  prompt_builder prompts;
+  const std::atomic<bool>* interrupt = nullptr;  ///< Ctrl-C
+  sleeper sleep;
+  std::FILE* log = stderr;
+};
+
+struct sweep_outcome {
+  exit_status status = exit_status::ok;
+  std::string message;   ///< one line; for a stop, what stopped it and how to resume
+  ordered_json summary;  ///< what summary.json holds
+};
+
+/// Expands the plan: for each task, each variant, trajectories 0..n-1; each gets a seed derived
+/// from (base seed, task, target, variant, index) so reruns and other models see the same seeds.
+std::vector<plan_item> expand_plan(const sweep_options& o);
+
+/// The plan.json document.
+ordered_json plan_json(const sweep_options& o, const std::vector<plan_item>& plan, const model_spec& m,
+                       const std::string& arch);
+
+/// Fails (naming the first difference) when an existing plan.json asked for something else.
+status check_plan_compatible(const ordered_json& existing, const ordered_json& wanted);
+
+/// Runs (or resumes) the sweep. Fails only for bad input (unknown task, incompatible RUN_DIR, an
+/// evaluator that cannot start); failures during the run are in the outcome.
+result<sweep_outcome> run_sweep(const sweep_options& o, sweep_services& s);
+
+}  // namespace ptxbench::agent

@@ -1,0 +1,50 @@
+#include "agent/wire_format.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace ptxbench::agent {
+
+std::unique_ptr<wire_format> make_openai_wire();
+std::unique_ptr<wire_format> make_anthropic_wire();
+std::unique_ptr<wire_format> make_gemini_wire();
+
+std::unique_ptr<wire_format> make_wire_format(api_kind api) {
+  switch (api) {
+    case api_kind::openai: return make_openai_wire();
+    case api_kind::anthropic: return make_anthropic_wire();
+    case api_kind::gemini: return make_gemini_wire();
+    case api_kind::replay: return nullptr;
+  }
+  return nullptr;
+}
+
+std::string provider_error_text(const std::string& body) {
+  auto j = ordered_json::parse(body, nullptr, false);
+  if (!j.is_discarded() && j.is_object()) {
+    if (j.contains("error")) {
+      const auto& e = j["error"];
+      if (e.is_string()) return e.get<std::string>();
+      if (e.is_object() && e.contains("message") && e["message"].is_string()) return e["message"].get<std::string>();
+    }
+    for (const char* key : {"message", "detail"})
+      if (j.contains(key) && j[key].is_string()) return j[key].get<std::string>();
+  }
+  std::string text = body.substr(0, 300);
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+bool looks_like_context_overflow(long status, const std::string& body) {
+  if (status != 400 && status != 413 && status != 422) return false;
+  std::string text = body;
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  static constexpr std::array<const char*, 10> k_markers = {
+      "context_length_exceeded", "maximum context length", "context length", "context window",
+      "prompt is too long",      "too many tokens",        "exceeds the maximum number of tokens",
+      "input token count",       "maximum input length",   "reduce the length"};
+  return std::any_of(k_markers.begin(), k_markers.end(), [&](const char* m) { return text.find(m) != std::string::npos; });
+}
+
+}  // namespace ptxbench::agent

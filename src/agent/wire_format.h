@@ -1,0 +1,37 @@
+#pragma once
+// The three HTTP APIs PTXBench speaks, as pure encode/decode functions (tested without a network):
+// OpenAI-compatible chat completions (OpenAI, OpenRouter, vLLM, SGLang, llama.cpp), Anthropic
+// Messages (with extended thinking) and Google Gemini generateContent. Non-streaming.
+
+#include <memory>
+#include <string>
+
+#include "agent/http_client.h"
+#include "agent/model_config.h"
+#include "agent/provider.h"
+#include "core/result.h"
+
+namespace ptxbench::agent {
+
+class wire_format {
+ public:
+  virtual ~wire_format() = default;
+  /// Builds the HTTP request: URL, headers (key included when non-empty) and the JSON body, with
+  /// the model's `request` object merged over the defaults.
+  virtual http_request encode(const model_spec& m, const completion_request& r, const std::string& api_key) const = 0;
+  /// Reads a 2xx body: content, reasoning, finish reason, usage and any provider-reported cost.
+  /// Fails (one line) when the body is not a completion, e.g. an error object inside a 200.
+  virtual result<completion> decode(const ordered_json& body) const = 0;
+};
+
+/// Returns the wire format for an HTTP API (not for replay).
+std::unique_ptr<wire_format> make_wire_format(api_kind api);
+
+/// The provider's own error message from an error body ({"error": {"message"}}, {"message"},
+/// {"detail"}), else the body's first 300 bytes.
+std::string provider_error_text(const std::string& body);
+
+/// True when a rejection says the prompt (plus the requested output) is longer than the context window.
+bool looks_like_context_overflow(long status, const std::string& body);
+
+}  // namespace ptxbench::agent

@@ -1,0 +1,74 @@
+// Google Gemini: POST {base_url}/v1beta/models/{model}:generateContent.
+#include "agent/wire_format.h"
+
+namespace ptxbench::agent {
+namespace {
+
+int64_t int_at(const ordered_json& obj, const char* key) {
+  return obj.contains(key) && obj[key].is_number() ? obj[key].get<int64_t>() : 0;
+}
+
+class gemini_wire final : public wire_format {
+ public:
+  http_request encode(const model_spec& m, const completion_request& r, const std::string& api_key) const override {
+    ordered_json body;
+    std::string system;
+    ordered_json contents = ordered_json::array();
+    for (const auto& msg : r.messages) {
+      if (msg.role == "system") {
+        system += (system.empty() ? "" : "\n\n") + msg.content;
+        continue;
+      }
+      contents.push_back({{"role", msg.role == "assistant" ? "model" : "user"},
+                          {"parts", ordered_json::array({{{"text", msg.content}}})}});
+    }
+    if (!system.empty()) body["systemInstruction"] = {{"parts", ordered_json::array({{{"text", system}}})}};
+    body["contents"] = std::move(contents);
+    body.update(m.request, true);
+    http_request req;
+    req.url = m.base_url + "/v1beta/models/" + m.model_id + ":generateContent";
+    req.headers.emplace_back("Content-Type", "application/json");
+    if (!api_key.empty()) req.headers.emplace_back("x-goog-api-key", api_key);
+    for (const auto& h : m.headers) req.headers.push_back(h);
+    req.body = body.dump();
+    req.timeout_s = m.timeout_s;
+    req.connect_timeout_s = m.connect_timeout_s;
+    return req;
+  }
+
+  result<completion> decode(const ordered_json& body) const override {
+    if (!body.is_object()) return make_error("response is not a JSON object");
+    if (!body.contains("candidates") || !body["candidates"].is_array() || body["candidates"].empty()) {
+      if (body.contains("promptFeedback") && body["promptFeedback"].contains("blockReason"))
+        return make_error("prompt blocked: " + body["promptFeedback"]["blockReason"].dump());
+      return make_error("response has no candidates: " + provider_error_text(body.dump()));
+    }
+    const auto& cand = body["candidates"][0];
+    completion c;
+    if (cand.contains("content") && cand["content"].is_object() && cand["content"].contains("parts") &&
+        cand["content"]["parts"].is_array()) {
+      for (const auto& part : cand["content"]["parts"]) {
+        if (!part.is_object() || !part.contains("text") || !part["text"].is_string()) continue;
+        std::string& into = part.value("thought", false) ? c.reasoning_content : c.content;
+        into += part["text"].get<std::string>();
+      }
+    }
+    if (cand.contains("finishReason") && cand["finishReason"].is_string()) c.finish_reason = cand["finishReason"].get<std::string>();
+    if (body.contains("usageMetadata") && body["usageMetadata"].is_object()) {
+      const auto& u = body["usageMetadata"];
+      int64_t thoughts = int_at(u, "thoughtsTokenCount");
+      c.usage.prompt_tokens = int_at(u, "promptTokenCount");
+      c.usage.cached_prompt_tokens = int_at(u, "cachedContentTokenCount");
+      c.usage.completion_tokens = int_at(u, "candidatesTokenCount") + thoughts;  // candidates excludes thoughts
+      c.usage.reasoning_tokens = thoughts;
+    }
+    c.response = body;
+    return c;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<wire_format> make_gemini_wire() { return std::make_unique<gemini_wire>(); }
+
+}  // namespace ptxbench::agent

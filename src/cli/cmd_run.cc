@@ -1,0 +1,222 @@
+// `ptxbench run`: the multi-turn agent over a plan of task × prompt variant × trajectory
+// (docs/agent.md). Reads the environment (API keys, base URLs) here and nowhere else.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "agent/fake_evaluator.h"
+#include "agent/model_config.h"
+#include "agent/provider_factory.h"
+#include "agent/sweep.h"
+#include "cli/commands.h"
+
+namespace ptxbench::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_signal(int) {
+  if (g_interrupted.exchange(true)) std::_Exit(130);  // a second Ctrl-C does not wait
+}
+
+struct run_args {
+  std::string model, models_file, base_url, out, target = "h200", history = "full", evaluator = "pipeline";
+  std::vector<std::string> tasks, variants = {agent::k_builtin_variant};
+  int trajectories = 4, turns = 8, parallel = 4, gpus = 1, eval_retries = 1, fake_delay_ms = 0;
+  double target_speedup = 1.2;
+  int64_t context_budget = 0;
+  uint64_t seed = 0;
+  bool cpu_only = false, dry_run = false, quiet = false;
+};
+
+std::vector<std::string> split_list(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::stringstream ss(item);
+    std::string part;
+    while (std::getline(ss, part, ','))
+      if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+std::optional<std::string> env_value(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  return v && *v ? std::optional<std::string>(v) : std::nullopt;
+}
+
+// Which evaluator runs the turns. The real pipeline evaluator plugs in here when it lands on main.
+result<agent::evaluator_factory> evaluator_factory_for(const run_args& a, const suite* tasks) {
+  if (a.evaluator == "fake") {
+    int delay = a.fake_delay_ms;
+    return agent::evaluator_factory([tasks, delay](int) -> result<std::unique_ptr<eval::evaluator>> {
+      return agent::make_fake_evaluator(tasks, delay);
+    });
+  }
+  if (a.evaluator == "pipeline")
+    return make_error(
+        "the pipeline evaluator (src/eval/pipeline.h) is not in this build yet; `--evaluator fake` exists for tests "
+        "only and makes up its verdicts");
+  return make_error(fmt::format("--evaluator {}: expected 'pipeline' (or 'fake', for tests)", a.evaluator));
+}
+
+// The command that resumes this run, recorded in plan.json.
+std::vector<std::string> canonical_argv(const run_args& a) {
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : split_list(v)) s += (s.empty() ? "" : ",") + x;
+    return s;
+  };
+  std::vector<std::string> argv = {"ptxbench", "run", "--model", a.model, "--tasks", join(a.tasks),
+                                   "--variants", join(a.variants), "--target", a.target,
+                                   "--trajectories", std::to_string(a.trajectories), "--turns", std::to_string(a.turns),
+                                   "--target-speedup", fmt::format("{}", a.target_speedup), "--history", a.history,
+                                   "--out", a.out};
+  if (a.context_budget > 0) argv.insert(argv.end(), {"--context-budget", std::to_string(a.context_budget)});
+  if (a.cpu_only) argv.push_back("--cpu-only");
+  if (a.seed != 0) argv.insert(argv.end(), {"--seed", std::to_string(a.seed)});
+  if (!a.base_url.empty()) argv.insert(argv.end(), {"--base-url", a.base_url});
+  if (!a.models_file.empty()) argv.insert(argv.end(), {"--models-file", a.models_file});
+  if (a.evaluator != "pipeline") argv.insert(argv.end(), {"--evaluator", a.evaluator});
+  return argv;
+}
+
+exit_status run_command(const run_args& a, const context& ctx, const std::vector<std::string>& argv) {
+  auto tasks = load_suite(ctx.suite_dir());
+  if (!tasks) return report_error(tasks.err().message, exit_status::usage);
+  agent::model_catalog catalog;
+  auto models_path = a.models_file.empty() ? ctx.root / "configs" / "models.json" : std::filesystem::path(a.models_file);
+  if (std::filesystem::exists(models_path) || !a.models_file.empty()) {
+    auto loaded = agent::load_model_catalog(models_path);
+    if (!loaded) return report_error(loaded.err().message, exit_status::usage);
+    catalog = std::move(*loaded);
+  }
+  auto model = agent::resolve_model(a.model, catalog, a.base_url);
+  if (!model) return report_error(model.err().message, exit_status::usage);
+  auto key = agent::resolve_environment(*model, env_value, !a.base_url.empty());
+  if (!key) return report_error(key.err().message, exit_status::usage);
+  auto policy = agent::parse_history_policy(a.history);
+  if (!policy) return report_error(fmt::format("--history {}: expected full, latest-pair or budget", a.history), exit_status::usage);
+  if (*policy == agent::history_policy::budget && a.context_budget <= 0 && !model->context_window_tokens)
+    return report_error("--history budget needs --context-budget TOKENS (the model config has no context window)",
+                        exit_status::usage);
+
+  agent::sweep_options o;
+  o.out_dir = a.out;
+  o.target = a.target;
+  o.variants = split_list(a.variants);
+  o.trajectories = a.trajectories;
+  o.turns = a.turns;
+  o.target_speedup = a.target_speedup;
+  o.policy = *policy;
+  if (a.context_budget > 0) o.context_budget_tokens = a.context_budget;
+  o.parallel = a.parallel;
+  o.gpus = a.gpus;
+  o.run_on_gpu = !a.cpu_only;
+  o.eval_retries = a.eval_retries;
+  o.seed = a.seed;
+  o.evaluator_name = a.evaluator;
+  o.argv = argv;
+  o.quiet = a.quiet;
+  o.progress_bar = isatty(STDERR_FILENO) != 0;
+  for (const auto& t : split_list(a.tasks)) {
+    if (t != "all") {
+      o.tasks.push_back(t);
+      continue;
+    }
+    for (const auto& tk : tasks->tasks)
+      if (tk.status == "ready" && std::find(tk.targets.begin(), tk.targets.end(), a.target) != tk.targets.end())
+        o.tasks.push_back(tk.name);
+  }
+  if (o.tasks.empty()) return report_error("--tasks: no task selected", exit_status::usage);
+  if (o.variants.empty()) return report_error("--variants: no variant selected", exit_status::usage);
+  if (model->api == agent::api_kind::replay) {
+    int replies = agent::replay_reply_count(model->replay_file);
+    if (replies == 0) {
+      auto check = agent::make_replay_provider(model->replay_file);
+      return report_error(check ? "replay file has no replies" : check.err().message, exit_status::usage);
+    }
+    if (replies < o.turns) {
+      std::fprintf(stderr, "ptxbench: replay: %s holds %d replies; running %d turns per trajectory\n",
+                   model->replay_file.c_str(), replies, replies);
+      o.turns = replies;
+    }
+  }
+  if (a.dry_run) {
+    for (const auto& item : agent::expand_plan(o))
+      fmt::print("{:>4}  {}  (seed {})\n", item.index, (o.out_dir / item.file).string(), item.seed);
+    fmt::print("{} trajectories × {} turns, model {}, evaluator {}{}\n", agent::expand_plan(o).size(), o.turns,
+               model->name, o.evaluator_name, o.run_on_gpu ? "" : " (CPU stages only)");
+    return exit_status::ok;
+  }
+  auto factory = evaluator_factory_for(a, &*tasks);
+  if (!factory) return report_error(factory.err().message, exit_status::usage);
+
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  agent::provider_options popts;
+  popts.cancel = &g_interrupted;
+  auto llm = agent::make_provider(*model, *key, popts);
+  if (!llm) return report_error(llm.err().message, exit_status::usage);
+  agent::sweep_services s;
+  s.tasks = &*tasks;
+  s.model = &*model;
+  s.llm = llm->get();
+  s.make_evaluator = *factory;
+  s.prompts = agent::builtin_prompt;  // the knowledge-pack prompt builder replaces this line
+  s.interrupt = &g_interrupted;
+  auto out = agent::run_sweep(o, s);
+  if (!out) return report_error(out.err().message, exit_status::usage);
+  const auto& t = out->summary["totals"];
+  if (!a.quiet)
+    std::fprintf(stderr,
+                 "ptxbench: %d/%d trajectories finished (%d reached the target) | correct %d | target-correct %d | "
+                 "%d turns | %d model calls, $%.4f%s | %s\n",
+                 t["finished"].get<int>(), t["planned"].get<int>(), t["submitted"].get<int>(),
+                 t["correct_trajectories"].get<int>(), t["target_correct_trajectories"].get<int>(),
+                 t["turns_completed"].get<int>(), t["api_calls"].get<int>(), t["cost_usd"].get<double>(),
+                 t["calls_without_cost"].get<int>() > 0 ? " (some calls had no price)" : "",
+                 (o.out_dir / "summary.json").c_str());
+  if (out->status != exit_status::ok) return report_error(out->message, out->status);
+  return exit_status::ok;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, context& ctx) {
+  auto args = std::make_shared<run_args>();
+  auto* cmd = app.add_subcommand("run", "run the multi-turn agent over tasks × prompt variants × trajectories");
+  cmd->add_option("--model", args->model, "model name from the models file, replay:FILE, openai:ID, anthropic:ID or gemini:ID")
+      ->required();
+  cmd->add_option("--tasks", args->tasks, "tasks, comma-separated, or 'all' (every ready task of the target)")->required();
+  cmd->add_option("--out", args->out, "run directory (plan.json, trajectories/, summary.json); re-run to resume")
+      ->required();
+  cmd->add_option("--target", args->target, "target GPU (suite/targets.json)")->capture_default_str();
+  cmd->add_option("--variants", args->variants, "prompt variants, comma-separated")->capture_default_str();
+  cmd->add_option("--trajectories", args->trajectories, "trajectories per task and variant")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--turns", args->turns, "turns per trajectory")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--target-speedup", args->target_speedup, "stop a trajectory when a target-correct kernel reaches this speedup")
+      ->capture_default_str();
+  cmd->add_option("--history", args->history, "what the model sees: full, latest-pair or budget")->capture_default_str();
+  cmd->add_option("--context-budget", args->context_budget, "prompt token budget (budget policy; default: the model's context window less its output)");
+  cmd->add_option("--parallel", args->parallel, "trajectories at once (model calls run concurrently)")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--gpus", args->gpus, "evaluation slots (GPUs); evaluations queue for a free one")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_flag("--cpu-only", args->cpu_only, "evaluate only the CPU stages (gates, build, static SASS); the feedback says so");
+  cmd->add_option("--eval-retries", args->eval_retries, "extra attempts after an infrastructure failure")->capture_default_str();
+  cmd->add_option("--models-file", args->models_file, "models file (default: <root>/configs/models.json)");
+  cmd->add_option("--base-url", args->base_url, "override the model's API base URL (vLLM, SGLang, llama.cpp servers)");
+  cmd->add_option("--seed", args->seed, "base seed; each trajectory's seed derives from it")->capture_default_str();
+  cmd->add_flag("--dry-run", args->dry_run, "print the plan and exit");
+  cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
+  // Test-only switches (docs/agent.md, "Testing"): a fake evaluator that makes verdicts up from markers.
+  cmd->add_option("--evaluator", args->evaluator, "pipeline, or fake (tests only)")->group("");
+  cmd->add_option("--fake-eval-delay-ms", args->fake_delay_ms, "fake evaluator: milliseconds per evaluation")->group("");
+  cmd->callback([&ctx, args]() { ctx.exit = run_command(*args, ctx, canonical_argv(*args)); });
+}
+
+}  // namespace ptxbench::cli
