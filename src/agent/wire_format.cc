@@ -33,7 +33,7 @@ std::string provider_error_text(const std::string& body) {
   }
   std::string text = body.substr(0, 300);
   std::replace(text.begin(), text.end(), '\n', ' ');
-  return text;
+  return text.find_first_not_of(" \t\r") == std::string::npos ? "(empty body)" : text;
 }
 
 bool looks_like_context_overflow(long status, const std::string& body) {

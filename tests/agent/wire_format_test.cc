@@ -115,6 +115,7 @@ TEST(WireFormat, ErrorTextAndContextOverflow) {
   EXPECT_EQ(provider_error_text(R"({"error":{"message":"Invalid API key"}})"), "Invalid API key");
   EXPECT_EQ(provider_error_text(R"({"object":"error","message":"bad"})"), "bad");
   EXPECT_EQ(provider_error_text("<html>502</html>"), "<html>502</html>");
+  EXPECT_EQ(provider_error_text(""), "(empty body)");
   EXPECT_TRUE(looks_like_context_overflow(
       400, R"({"error":{"message":"This model's maximum context length is 32768 tokens. However, you requested 90000"}})"));
   EXPECT_TRUE(looks_like_context_overflow(400, R"({"error":{"message":"prompt is too long: 210000 tokens > 200000"}})"));
