@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
 #include "sass/opcode_family.h"
+#include "core/file_io.h"
+#include "eval/sanitizer_report.h"
 #include "sass/sass_parser.h"
+#include "test_support.h"
 
 namespace ptxbench::sass {
 namespace {
@@ -66,6 +69,25 @@ TEST(OpcodeFamily, ExecutedSumsKeepZeroFamilies) {
   EXPECT_EQ(pred_on, (family_counts{{"GMMA", 0}, {"TMA", 1}}));
   EXPECT_EQ(family_inst_executed_counts(per_opcode), (family_counts{{"GMMA", 4}, {"TMA", 1}}));
   EXPECT_EQ(nonzero_families(pred_on), names{"TMA"});
+}
+
+// docs/sass-and-profiling.md lists every family and every sanitizer noise pattern.
+TEST(OpcodeFamily, DocsListTheTables) {
+  auto doc = read_text_file(testing::repo_root() / "docs" / "sass-and-profiling.md", 1u << 20);
+  ASSERT_TRUE(doc.ok()) << doc.err().message;
+  for (const auto& rule : family_table()) {
+    std::string row = "| `" + std::string(rule.family) + "` |";
+    auto at = doc->find(row);
+    ASSERT_NE(at, std::string::npos) << "docs table has no row for " << rule.family;
+    std::string line = doc->substr(at, doc->find('\n', at) - at);
+    for (auto op : rule.opcodes) EXPECT_NE(line.find("`" + std::string(op) + "`"), std::string::npos) << line;
+    if (!rule.opcode_prefix.empty()) {
+      EXPECT_NE(line.find(std::string(rule.opcode_prefix) + "*"), std::string::npos) << line;
+    }
+    EXPECT_NE(line.find(rule.target_family ? "| yes |" : "| no |"), std::string::npos) << line;
+  }
+  for (const auto& p : eval::sanitizer_noise_patterns())
+    EXPECT_NE(doc->find("`" + std::string(p.contains) + "`"), std::string::npos) << p.contains;
 }
 
 }  // namespace
