@@ -44,7 +44,7 @@ std::string kernel_base_name(std::string_view name) {
 
 bool same_kernel(const std::string& mangled, std::string_view printed) {
   auto a = kernel_base_name(demangle(mangled));
-  return !a.empty() && a == kernel_base_name(printed);
+  return !a.empty() && a == kernel_base_name(demangle(std::string(printed)));
 }
 
 namespace {

@@ -56,7 +56,7 @@ std::string demangle(const std::string& mangled);
 std::string kernel_base_name(std::string_view demangled);
 
 /// True when a mangled SASS function name and a name printed by Nsight Compute or
-/// compute-sanitizer ("wgmma_probe(float *)") name the same kernel, by kernel_base_name.
+/// compute-sanitizer ("wgmma_probe(float *)", or mangled) name the same kernel, by kernel_base_name.
 bool same_kernel(const std::string& mangled, std::string_view printed);
 
 }  // namespace ptxbench::sass

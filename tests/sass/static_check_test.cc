@@ -120,6 +120,7 @@ TEST(StaticCheck, DemangleAndNameMatching) {
   EXPECT_TRUE(same_kernel("_Z16tma_tensor_probe14CUtensorMap_stPf", "tma_tensor_probe(CUtensorMap_st, float *)"));
   EXPECT_TRUE(same_kernel("_Z15bulk_copy_probePKfPfi", "bulk_copy_probe(const float *, float *, int)"));
   EXPECT_FALSE(same_kernel("_Z11wgmma_probePf", "wgmma_dead(float *, int)"));
+  EXPECT_TRUE(same_kernel("_Z11wgmma_probePf", "_Z11wgmma_probePf"));  // ncu --print-kernel-base mangled
 }
 
 }  // namespace
