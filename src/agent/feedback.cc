@@ -59,9 +59,10 @@ std::string target_verdict_text(target_verdict tv) {
 }
 
 // What upstream never told the model: did the required instruction families really run, and how often.
-std::string target_section(const eval::verdict& v) {
+// Left out when nothing is known (the pipeline stopped before the SASS), unless `always`.
+std::string target_section(const eval::verdict& v, bool always) {
   const auto& t = v.targets;
-  if (!t.static_counts && !t.dynamic_counts && t.verdict == target_verdict::deferred && t.reason.empty()) return "";
+  if (!always && !t.static_counts && !t.dynamic_counts && t.verdict == target_verdict::deferred) return "";
   std::string s = fmt::format("\nTarget instructions ({}, {}; required: {}): {}", v.target, v.arch.empty() ? t.arch : v.arch,
                               required_text(v), target_verdict_text(t.verdict));
   if (t.dynamic_counts)
@@ -91,12 +92,18 @@ std::string correctness_lines(const eval::verdict& v) {
   return s;
 }
 
+// The compiler log, then the sanitizer/debug/error text; a pipeline may repeat the build log in
+// v.log, which the model should read once.
 std::string logs(const eval::verdict& v) {
-  std::string s;
-  if (!v.build.log.empty()) s += "\n" + clip_log(v.build.log);
-  if (!v.log.empty()) s += "\n" + clip_log(v.log);
-  while (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
+  const std::string& build = v.build.log;
+  const std::string& other = v.log;
+  std::string text;
+  if (other.empty() || build.find(other) != std::string::npos) text = build;
+  else if (build.empty() || other.find(build) != std::string::npos) text = other;
+  else text = clip_log(build) + "\n" + clip_log(other);
+  if (text.size() > 2 * k_max_log_bytes) text = clip_log(text);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return text.empty() ? "" : "\n" + text;
 }
 
 std::string deferred_stages(const eval::verdict& v) {
@@ -104,7 +111,7 @@ std::string deferred_stages(const eval::verdict& v) {
   for (const auto& st : v.stages) {
     if (st.outcome != stage_outcome::deferred) continue;
     names += (names.empty() ? "" : ", ") + std::string(eval::stage_name(st.id));
-    if (why.empty()) why = st.summary;
+    if (why.empty() && st.summary != v.targets.reason) why = st.summary;
   }
   if (names.empty()) return "";
   return fmt::format("\nNot run here: {}{}", names, why.empty() ? "" : " (" + why + ")");
@@ -114,11 +121,15 @@ std::string gate_feedback(const eval::verdict& v) {
   std::string s =
       "ERROR: Your kernel was rejected before it could run: it uses library calls or loading tricks instead of a "
       "hand-written kernel.";
-  for (const auto& f : v.gate_findings) {
+  constexpr std::size_t k_max_findings = 8;
+  for (std::size_t i = 0; i < v.gate_findings.size() && i < k_max_findings; ++i) {
+    const auto& f = v.gate_findings[i];
     std::string where = f.line > 0 ? fmt::format("{}:{}", f.file, f.line) : f.file;
     s += fmt::format("\n  {}: [{}] {}", where.empty() ? "kernel" : where, f.rule, f.message);
     if (!f.excerpt.empty()) s += fmt::format("\n      {}", f.excerpt);
   }
+  if (v.gate_findings.size() > k_max_findings)
+    s += fmt::format("\n  (and {} more)", v.gate_findings.size() - k_max_findings);
   if (v.gate_findings.empty() && !v.message.empty()) s += "\n  " + v.message;
   s += "\nPlease implement the kernel using CUDA directly — cuBLAS, cuBLASLt, cuDNN, dynamic loading and other "
        "library shortcuts are not allowed.";
@@ -186,7 +197,11 @@ std::string verdict_feedback(const eval::verdict& v, const turn_assessment& a, c
   if (a.label == "built") {
     std::string s = "Build results (the GPU stages did not run):\n";
     s += fmt::format("[{}] BUILT — compiled and passed the source and link gates; not run on a GPU", axes);
-    s += logs(v) + target_section(v) + deferred_stages(v);
+    s += logs(v) + target_section(v, true) + deferred_stages(v);
+    std::string note = v.message.rfind("built; ", 0) == 0 ? v.message.substr(7) : v.message;
+    bool repeats = s.find(note) != std::string::npos ||
+                   (!v.targets.reason.empty() && note.find(v.targets.reason) != std::string::npos);
+    if (!note.empty() && !repeats) s += "\n" + note;
     s += "\n\nThe kernel compiled, but its correctness and speed are unknown because it was not run. Check it "
          "carefully and provide your best kernel.";
     return s;
@@ -210,7 +225,7 @@ std::string verdict_feedback(const eval::verdict& v, const turn_assessment& a, c
   }
   s += logs(v);
   if (a.label == "compilation_error") s += "\nFailed to compile kernel";
-  s += target_section(v);
+  s += target_section(v, false);
   if (a.all_passed) {
     double sp = a.speedup.value_or(0);
     if (a.target_met) {

@@ -14,6 +14,7 @@
 #include "agent/provider_factory.h"
 #include "agent/sweep.h"
 #include "cli/commands.h"
+#include "eval/pipeline.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -50,18 +51,25 @@ std::optional<std::string> env_value(const std::string& name) {
   return v && *v ? std::optional<std::string>(v) : std::nullopt;
 }
 
-// Which evaluator runs the turns. The real pipeline evaluator plugs in here when it lands on main.
-result<agent::evaluator_factory> evaluator_factory_for(const run_args& a, const suite* tasks) {
+// Which evaluator runs the turns: the pipeline (slot i evaluates on GPU i), or the test-only fake.
+result<agent::evaluator_factory> evaluator_factory_for(const run_args& a, const context& ctx, const suite* tasks) {
   if (a.evaluator == "fake") {
     int delay = a.fake_delay_ms;
     return agent::evaluator_factory([tasks, delay](int) -> result<std::unique_ptr<eval::evaluator>> {
       return agent::make_fake_evaluator(tasks, delay);
     });
   }
-  if (a.evaluator == "pipeline")
-    return make_error(
-        "the pipeline evaluator (src/eval/pipeline.h) is not in this build yet; `--evaluator fake` exists for tests "
-        "only and makes up its verdicts");
+  if (a.evaluator == "pipeline") {
+    eval::pipeline_config base;
+    base.root = ctx.root;
+    base.cache_dir = ctx.cache_dir;
+    base.cuda_root = ctx.cuda_root;
+    return agent::evaluator_factory([base](int slot) -> result<std::unique_ptr<eval::evaluator>> {
+      eval::pipeline_config config = base;
+      config.gpu.device = slot;
+      return eval::make_pipeline_evaluator(config);
+    });
+  }
   return make_error(fmt::format("--evaluator {}: expected 'pipeline' (or 'fake', for tests)", a.evaluator));
 }
 
@@ -154,7 +162,7 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
                model->name, o.evaluator_name, o.run_on_gpu ? "" : " (CPU stages only)");
     return exit_status::ok;
   }
-  auto factory = evaluator_factory_for(a, &*tasks);
+  auto factory = evaluator_factory_for(a, ctx, &*tasks);
   if (!factory) return report_error(factory.err().message, exit_status::usage);
 
   std::signal(SIGINT, on_signal);

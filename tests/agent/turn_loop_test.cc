@@ -7,6 +7,8 @@
 #include "agent/fake_evaluator.h"
 #include "agent/fake_llm_server.h"
 #include "agent/trajectory.h"
+#include "build/toolchain.h"
+#include "eval/pipeline.h"
 #include "core/file_io.h"
 #include "test_support.h"
 
@@ -299,10 +301,67 @@ TEST_F(TurnLoopTest, AFinishedTrajectoryIsNotRunAgainAndAMismatchIsRefused) {
   EXPECT_EQ(longer.turns_run_now, 1);
 }
 
-// Once the pipeline evaluator is on main, the acceptance scenario also runs through its check mode
-// (source gate -> nvcc build -> link gate) instead of the fake.
-TEST(TurnLoopPipeline, FourScriptedRepliesThroughTheRealCheckMode) {
-  GTEST_SKIP() << "deferred: the pipeline evaluator (src/eval/pipeline.h) is not in this branch yet";
+// The acceptance scenario through the real pipeline in check mode (source gate -> nvcc build -> link
+// gate -> static SASS): on a machine without a GPU, evaluation stops there and the feedback says so.
+TEST_F(TurnLoopTest, FourScriptedRepliesThroughTheRealCheckMode) {
+  auto tc = build::find_toolchain(PTXBENCH_CUDA_ROOT_FOR_TESTS);
+  if (!tc) GTEST_SKIP() << "needs nvcc: " << tc.err().message;
+  auto cache = ptxbench::testing::make_temp_dir("agent-cache");
+  eval::pipeline_config config;
+  config.root = ptxbench::testing::repo_root();
+  config.cache_dir = cache;
+  config.cuda_root = PTXBENCH_CUDA_ROOT_FOR_TESTS;
+  auto pipeline = eval::make_pipeline_evaluator(config);
+  m_server.set_reply(0, fixture("reply_no_code.md"));
+  m_server.set_reply(1, fixture("reply_cublas.md"));
+  m_server.set_reply(2, fixture("reply_compile_error.md"));
+  m_server.set_reply(3, fixture("reply_valid.md"));
+  auto r = run(spec(4, false), pipeline.get());
+  std::filesystem::remove_all(cache);
+  ASSERT_EQ(r.end, trajectory_end::limits_exceeded) << r.message;
+  auto msgs = saved()["messages"];
+  auto fb = [&](int k) { return msgs[3 + 2 * k]; };
+  EXPECT_EQ(fb(0)["extra"]["ptxbench"]["label"], "extraction_error");
+  EXPECT_EQ(fb(1)["extra"]["ptxbench"]["label"], "gate_rejected") << fb(1)["content"];
+  EXPECT_NE(fb(1)["content"].get<std::string>().find("cublas"), std::string::npos) << fb(1)["content"];
+  EXPECT_EQ(fb(2)["extra"]["ptxbench"]["label"], "compilation_error") << fb(2)["content"];
+  EXPECT_NE(fb(2)["content"].get<std::string>().find("undeclared_bias"), std::string::npos) << fb(2)["content"];
+  EXPECT_NE(fb(2)["content"].get<std::string>().find("Failed to compile kernel"), std::string::npos);
+  EXPECT_EQ(fb(3)["extra"]["ptxbench"]["label"], "built") << fb(3)["content"];
+  EXPECT_EQ(fb(3)["extra"]["ptxbench"]["verdict"]["mode"], "check");
+  EXPECT_NE(fb(3)["content"].get<std::string>().find("the GPU stages did not run"), std::string::npos);
+  EXPECT_NE(fb(3)["content"].get<std::string>().find("ptxas info"), std::string::npos) << fb(3)["content"];
+}
+
+}  // namespace
+}  // namespace ptxbench::agent
+
+namespace ptxbench::agent {
+namespace {
+
+// On a GPU machine (the H200): the same loop through the full pipeline. The plain SIMT kernel must
+// come back correct but not target-correct (it has no wgmma/TMA), with a measured speedup.
+TEST_F(TurnLoopTest, OnTheGpuTheRealPipelineJudgesTheScriptedKernels) {
+  if (!std::filesystem::exists("/dev/nvidia0")) GTEST_SKIP() << "needs an NVIDIA GPU (/dev/nvidia0 is absent)";
+  auto cache = ptxbench::testing::make_temp_dir("agent-cache");
+  eval::pipeline_config config;
+  config.root = ptxbench::testing::repo_root();
+  config.cache_dir = cache;
+  config.cuda_root = PTXBENCH_CUDA_ROOT_FOR_TESTS;
+  auto pipeline = eval::make_pipeline_evaluator(config);
+  m_server.set_reply(0, fixture("reply_compile_error.md"));
+  m_server.set_reply(1, fixture("reply_valid.md"));
+  auto r = run(spec(2, true), pipeline.get());
+  std::filesystem::remove_all(cache);
+  ASSERT_EQ(r.end, trajectory_end::limits_exceeded) << r.message;
+  auto msgs = saved()["messages"];
+  EXPECT_EQ(msgs[3]["extra"]["ptxbench"]["label"], "compilation_error");
+  const auto& last = msgs[5]["extra"];
+  EXPECT_EQ(last["ptxbench"]["label"], "correct") << msgs[5]["content"];
+  EXPECT_FALSE(last["ptxbench"]["target_correct"].get<bool>());
+  EXPECT_GT(last["ptxbench"]["speedup"].get<double>(), 0.0);
+  EXPECT_EQ(last["traces"].size(), 1u);
+  EXPECT_NE(msgs[5]["content"].get<std::string>().find("[M=8192] PASSED — speedup: "), std::string::npos);
 }
 
 }  // namespace
