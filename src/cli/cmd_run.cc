@@ -162,6 +162,14 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
                model->name, o.evaluator_name, o.run_on_gpu ? "" : " (CPU stages only)");
     return exit_status::ok;
   }
+  // Fail now rather than with an infrastructure error on every trajectory's first evaluation.
+  const target_info* target = tasks->find_target(o.target);
+  if (a.evaluator == "pipeline" && o.run_on_gpu && target && target->verification == "runtime" &&
+      !std::filesystem::exists("/dev/nvidia0"))
+    return report_error(fmt::format("no NVIDIA GPU here (/dev/nvidia0 is missing) to evaluate {} kernels on; pass "
+                                    "--cpu-only to evaluate only the CPU stages (gates, build, static SASS)",
+                                    o.target),
+                        exit_status::usage);
   auto factory = evaluator_factory_for(a, ctx, &*tasks);
   if (!factory) return report_error(factory.err().message, exit_status::usage);
 

@@ -1,5 +1,8 @@
 // `ptxbench run` as a black box: kill -9 mid-sweep and resume, a refused key, replay, plan checks.
 // The binary talks to the scripted server in this process; the evaluator is the test-only fake.
+#include <chrono>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "agent/fake_llm_server.h"
@@ -167,6 +170,21 @@ TEST_F(SweepTest, ADifferentCommandOnTheSameRunDirectoryIsRefused) {
   auto r = launch(argv(1, 2), 60);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("was written for a different run: turns is 1 there but 2 now"), std::string::npos) << r.err;
+}
+
+TEST_F(SweepTest, ASecondRunOnTheSameDirectoryIsRefusedWhileTheFirstRuns) {
+  m_server.set_default_reply(k_plain_kernel);
+  auto args = argv(2, 2, {"--fake-eval-delay-ms", "500"});  // about 2 s of evaluations
+  process_result first;
+  std::thread runner([&] { first = launch(args, 60); });
+  for (int i = 0; i < 500 && !fs::exists(m_out / "plan.json"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  auto second = launch(args, 60);
+  runner.join();
+  EXPECT_EQ(second.exit_code, 2) << second.err;
+  EXPECT_NE(second.err.find("is in use by another `ptxbench run`"), std::string::npos) << second.err;
+  EXPECT_TRUE(first.succeeded()) << describe_exit(first) << "\n" << first.err;
+  EXPECT_EQ(turns_on_disk(), 4);
 }
 
 TEST(ReplayExample, TheShippedGemmReplayHasTwoReplies) {
