@@ -37,6 +37,16 @@ result<solution> load_candidate(const std::string& file, const suite& s, const s
   return eval::solution_for_kernel_file(fs::path(file).filename().string(), *text, *t, *target);
 }
 
+// Several candidates: the exit status is the worst one (infra > candidate failed > not target-correct > ok).
+int severity(exit_status s) {
+  switch (s) {
+    case exit_status::infra: return 3;
+    case exit_status::candidate_failed: return 2;
+    case exit_status::not_target_correct: return 1;
+    default: return 0;
+  }
+}
+
 }  // namespace
 
 void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
@@ -97,7 +107,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
       if (opts.files.size() > 1 && !opts.json) std::fputs("\n", stdout);
       code = verdict_exit_status(*v);
     }
-    if (worst != exit_status::infra && (code == exit_status::infra || to_int(code) > to_int(worst))) worst = code;
+    if (severity(code) > severity(worst)) worst = code;
     std::fflush(stdout);
   }
   ordered_json out = opts.files.size() == 1 ? all[0] : all;

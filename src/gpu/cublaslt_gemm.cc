@@ -124,8 +124,9 @@ class cublaslt_gemm final : public baseline {
     int algo_id = 0;
     std::size_t written = 0;
     cublasLtMatmulAlgoConfigGetAttribute(&m_algo, CUBLASLT_ALGO_CONFIG_ID, &algo_id, sizeof algo_id, &written);
-    return fmt::format("cuBLASLt {} bf16 TN GEMM, fp32 compute, 32 MiB workspace, algo id {} (heuristic #{} of {}, {})",
-                       cublasLtGetVersion(), algo_id, m_algo_index, m_candidates,
+    std::size_t v = cublasLtGetVersion();
+    return fmt::format("cuBLASLt {}.{}.{} bf16 TN GEMM, fp32 compute, 32 MiB workspace, algo id {} (heuristic #{} of {}, {})",
+                       v / 10000, (v / 100) % 100, v % 100, algo_id, m_algo_index, m_candidates,
                        m_from_cache ? "autotuned earlier, from the cache" : "autotuned now");
   }
 

@@ -52,7 +52,9 @@ runner_client::~runner_client() { stop(2); }
 result<call_result> runner_client::start(const runner_launch& launch) {
   std::error_code ec;
   fs::create_directories(launch.work_dir, ec);
-  if (auto st = m_listener.listen(launch.work_dir); !st) return st.err();
+  // Unix socket paths are limited to 108 bytes, so the socket lives in a short private folder under
+  // the system temp dir rather than in the (deep) work folder.
+  if (auto st = m_listener.listen(fs::temp_directory_path()); !st) return st.err();
   m_log = launch.work_dir / fmt::format("runner-{}.log", random_token().substr(0, 8));
   std::string token = random_token();
 

@@ -68,7 +68,11 @@ bool harness::stage_sanitize(const eval::job_candidate& c, eval::candidate_outco
       out.status = eval_status::RUNTIME_ERROR;
       out.outcome = "runtime_error";
       out.deciding_stage = "sanitize";
-      out.message = fmt::format("{}: {} in {}", t, f.kind, where);
+      if (f.category == eval::finding_category::process)
+        out.message = fmt::format("the candidate process crashed under {} ({}): {}", t, f.kind,
+                                  last.outcome == call_outcome::ok ? "after its calls" : last.message);
+      else
+        out.message = where.empty() ? fmt::format("{}: {}", t, f.kind) : fmt::format("{}: {} in {}", t, f.kind, where);
       out.log = report.first_fault_text();
       finish(eval::stage_outcome::failed, out.message, details);
       return false;

@@ -91,6 +91,8 @@ bool harness::stage_timing(runner_client& runner, eval::candidate_outcome& out) 
     ref_ms.push_back(ref);
   }
   auto decided = eval::decide_candidate_latency(pairs, cal);
+  std::vector<double> spans;
+  for (const auto& p : pairs) spans.push_back(p.candidate_span_ms);
   std::vector<double> wall;
   for (const auto& p : pairs) wall.push_back(p.candidate_wall_ms - cal.overhead_ms);
   ts.method = m_tracer && method == "cupti" ? "cupti" : "wallclock";
@@ -110,7 +112,10 @@ bool harness::stage_timing(runner_client& runner, eval::candidate_outcome& out) 
                           {"wallclock_disagreements", decided.disagreements},
                           {"clocks_before", clocks_before},
                           {"clocks_after", clocks_after},
+                          {"noop_wall_ms", noop},
                           {"candidate_ms", decided.used_ms},
+                          {"candidate_span_ms", spans},
+                          {"candidate_wall_ms", wall},
                           {"reference_ms", ref_ms}};
   std::string note = decided.disagreements
                          ? fmt::format("; the trusted wall clock exceeded the reported span in {} of {} calls and was used",
