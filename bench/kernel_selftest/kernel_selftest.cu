@@ -783,6 +783,7 @@ struct outcome {
   bool as_expected = false;
   bool have_result = false;
   child_result result{};
+  char last_mark = '\0';  // the last progress mark the child wrote
   std::string last_stage;
   double wall_s = 0;
 };
@@ -807,7 +808,8 @@ bool matches(expectation want, const outcome& o) {
     case expectation::memory_error:
       return o.outcome == "GUARD_VIOLATION" || (o.outcome == "CUDA_ERROR" && o.have_result &&
                                                 std::strstr(o.result.message, "cudaErrorIllegalAddress") != nullptr);
-    case expectation::timeout: return o.outcome == "TIMEOUT";
+    case expectation::timeout:  // hung in the candidate's call or its kernels, not in the harness's set-up
+      return o.outcome == "TIMEOUT" && (o.last_mark == 'c' || o.last_mark == 'k');
     case expectation::crash: return o.outcome == "CRASH(SIGSEGV)";
   }
   return false;
@@ -863,7 +865,8 @@ outcome run_in_child(const example& ex, const std::string& lib_dir) {
     o.have_result = o.result.magic == kMagic;
     if (o.have_result) data.resize(data.size() - sizeof(child_result));
   }
-  o.last_stage = stage_name(data.empty() ? '\0' : data.back());
+  o.last_mark = data.empty() ? '\0' : data.back();
+  o.last_stage = stage_name(o.last_mark);
   if (timed_out) {
     o.outcome = "TIMEOUT";
   } else if (WIFSIGNALED(wstatus)) {
