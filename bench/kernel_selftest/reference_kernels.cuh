@@ -32,13 +32,6 @@ __global__ void fill_normal_bf16(bf16* p, int64_t n, uint64_t seed) {
   }
 }
 
-__global__ void fill_u16(uint16_t* p, int64_t n, uint16_t v) {
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) p[i] = v;
-}
-__global__ void fill_u32(uint32_t* p, int64_t n, uint32_t v) {
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) p[i] = v;
-}
-
 __global__ void bf16_to_f32(const bf16* src, float* dst, int64_t n) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
     dst[i] = __bfloat162float(src[i]);
