@@ -24,6 +24,10 @@ void add_eval_command(CLI::App& app, context& ctx) {
       ->capture_default_str();
   cmd->add_flag("--no-dynamic-check", *no_dynamic, "skip the runtime target-instruction count (Nsight Compute)");
   cmd->add_option("--call-timeout", g.call_timeout_s, "seconds one candidate call may take")->capture_default_str();
+  cmd->add_option("--sanitize-timeout", g.sanitize_timeout_s, "seconds one call may take under compute-sanitizer")
+      ->capture_default_str();
+  cmd->add_option("--profile-timeout", g.profile_timeout_s, "seconds the profiled call may take under Nsight Compute")
+      ->capture_default_str();
   cmd->add_option("--seed", g.seed, "base seed for inputs (0: draw one; always recorded in the verdict)");
   cmd->add_option("--harness", g.harness, "ptxbench-harness executable (default: beside ptxbench)");
   cmd->callback([&ctx, opts, no_sanitize, no_dynamic]() {
