@@ -6,6 +6,7 @@ const std::vector<command>& all_commands() {
   static const std::vector<command> table = {
       {"tasks", "list the task suite, or show one task as the model sees it", add_tasks_command},
       {"check", "gate, build, link-gate and statically check a candidate kernel (no GPU needed)", add_check_command},
+      {"prompt", "render the exact system and user messages a model receives for a task", add_prompt_command},
   };
   return table;
 }

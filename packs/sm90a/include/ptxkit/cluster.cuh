@@ -2,7 +2,7 @@
 // __cluster_dims__(X,1,1) on the kernel or cudaLaunchKernelEx + cudaLaunchAttributeClusterDimension.
 #pragma once
 #include <cstdint>
-#include "ptxkit/common.cuh"
+#include "common.cuh"
 
 namespace ptxkit {
 

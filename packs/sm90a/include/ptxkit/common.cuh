@@ -4,6 +4,33 @@
 #include <cstdint>
 #include <cuda_bf16.h>
 
+// Inline-asm operand numbers in blocks of 8 ("%0, ..., %7", "%8, ..., %15", ...), for instructions with
+// long register lists (wgmma accumulators, tcgen05.ld/st).
+#define PTXKIT_R0 "%0, %1, %2, %3, %4, %5, %6, %7"
+#define PTXKIT_R1 "%8, %9, %10, %11, %12, %13, %14, %15"
+#define PTXKIT_R2 "%16, %17, %18, %19, %20, %21, %22, %23"
+#define PTXKIT_R3 "%24, %25, %26, %27, %28, %29, %30, %31"
+#define PTXKIT_R4 "%32, %33, %34, %35, %36, %37, %38, %39"
+#define PTXKIT_R5 "%40, %41, %42, %43, %44, %45, %46, %47"
+#define PTXKIT_R6 "%48, %49, %50, %51, %52, %53, %54, %55"
+#define PTXKIT_R7 "%56, %57, %58, %59, %60, %61, %62, %63"
+#define PTXKIT_R8 "%64, %65, %66, %67, %68, %69, %70, %71"
+#define PTXKIT_R9 "%72, %73, %74, %75, %76, %77, %78, %79"
+#define PTXKIT_R10 "%80, %81, %82, %83, %84, %85, %86, %87"
+#define PTXKIT_R11 "%88, %89, %90, %91, %92, %93, %94, %95"
+#define PTXKIT_R12 "%96, %97, %98, %99, %100, %101, %102, %103"
+#define PTXKIT_R13 "%104, %105, %106, %107, %108, %109, %110, %111"
+#define PTXKIT_R14 "%112, %113, %114, %115, %116, %117, %118, %119"
+#define PTXKIT_R15 "%120, %121, %122, %123, %124, %125, %126, %127"
+// Brace lists of the first N operands, e.g. PTXKIT_LIST16 = "{%0, ..., %15}".
+#define PTXKIT_LIST8 "{" PTXKIT_R0 "}"
+#define PTXKIT_LIST16 "{" PTXKIT_R0 ", " PTXKIT_R1 "}"
+#define PTXKIT_LIST32 "{" PTXKIT_R0 ", " PTXKIT_R1 ", " PTXKIT_R2 ", " PTXKIT_R3 "}"
+#define PTXKIT_LIST48 "{" PTXKIT_R0 ", " PTXKIT_R1 ", " PTXKIT_R2 ", " PTXKIT_R3 ", " PTXKIT_R4 ", " PTXKIT_R5 "}"
+#define PTXKIT_LIST64 "{" PTXKIT_R0 ", " PTXKIT_R1 ", " PTXKIT_R2 ", " PTXKIT_R3 ", " PTXKIT_R4 ", " PTXKIT_R5 ", " PTXKIT_R6 ", " PTXKIT_R7 "}"
+#define PTXKIT_LIST96 "{" PTXKIT_R0 ", " PTXKIT_R1 ", " PTXKIT_R2 ", " PTXKIT_R3 ", " PTXKIT_R4 ", " PTXKIT_R5 ", " PTXKIT_R6 ", " PTXKIT_R7 ", " PTXKIT_R8 ", " PTXKIT_R9 ", " PTXKIT_R10 ", " PTXKIT_R11 "}"
+#define PTXKIT_LIST128 "{" PTXKIT_R0 ", " PTXKIT_R1 ", " PTXKIT_R2 ", " PTXKIT_R3 ", " PTXKIT_R4 ", " PTXKIT_R5 ", " PTXKIT_R6 ", " PTXKIT_R7 ", " PTXKIT_R8 ", " PTXKIT_R9 ", " PTXKIT_R10 ", " PTXKIT_R11 ", " PTXKIT_R12 ", " PTXKIT_R13 ", " PTXKIT_R14 ", " PTXKIT_R15 "}"
+
 namespace ptxkit {
 
 /// Shared-memory swizzle mode, shared by TMA tensor maps and wgmma/tcgen05 descriptors. The value
@@ -66,6 +93,6 @@ __device__ __forceinline__ float exp2_approx(float x) {
 
 /// Compile-time byte count of `n` elements of T (used for mbarrier transaction counts).
 template <typename T>
-constexpr uint32_t bytes_of(uint32_t n) { return n * static_cast<uint32_t>(sizeof(T)); }
+__host__ __device__ constexpr uint32_t bytes_of(uint32_t n) { return n * static_cast<uint32_t>(sizeof(T)); }
 
 }  // namespace ptxkit

@@ -7,7 +7,7 @@
 // 8i..8i+7 supply the row addresses (16-byte aligned, one per row) of matrix i.
 #pragma once
 #include <cstdint>
-#include "ptxkit/common.cuh"
+#include "common.cuh"
 
 namespace ptxkit {
 

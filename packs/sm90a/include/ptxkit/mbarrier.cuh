@@ -7,7 +7,7 @@
 // with parity P completed?" Async copies decrement tx as bytes land (complete_tx).
 #pragma once
 #include <cstdint>
-#include "ptxkit/common.cuh"
+#include "common.cuh"
 
 namespace ptxkit {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <cuda.h>
 #include <cuda_runtime.h>
-#include "ptxkit/common.cuh"
+#include "common.cuh"
 
 namespace ptxkit {
 

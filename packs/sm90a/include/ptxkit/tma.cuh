@@ -8,7 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <cuda.h>
-#include "ptxkit/common.cuh"
+#include "common.cuh"
 
 namespace ptxkit {
 

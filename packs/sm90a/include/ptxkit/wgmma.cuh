@@ -14,7 +14,7 @@
 // slot released to the producer.
 #pragma once
 #include <cstdint>
-#include "ptxkit/common.cuh"
+#include "common.cuh"
 
 namespace ptxkit {
 
@@ -120,164 +120,49 @@ __device__ __forceinline__ void store_acc_bf16(const float (&d)[R], __nv_bfloat1
   }
 }
 
-// Operand lists for the accumulator registers, 8 at a time: "%0, ..., %7" and "+f"(d[0..7]).
-#define PTXKIT_R0 "%0, %1, %2, %3, %4, %5, %6, %7"
-#define PTXKIT_R1 "%8, %9, %10, %11, %12, %13, %14, %15"
-#define PTXKIT_R2 "%16, %17, %18, %19, %20, %21, %22, %23"
-#define PTXKIT_R3 "%24, %25, %26, %27, %28, %29, %30, %31"
-#define PTXKIT_R4 "%32, %33, %34, %35, %36, %37, %38, %39"
-#define PTXKIT_R5 "%40, %41, %42, %43, %44, %45, %46, %47"
-#define PTXKIT_R6 "%48, %49, %50, %51, %52, %53, %54, %55"
-#define PTXKIT_R7 "%56, %57, %58, %59, %60, %61, %62, %63"
-#define PTXKIT_R8 "%64, %65, %66, %67, %68, %69, %70, %71"
-#define PTXKIT_R9 "%72, %73, %74, %75, %76, %77, %78, %79"
-#define PTXKIT_R10 "%80, %81, %82, %83, %84, %85, %86, %87"
-#define PTXKIT_R11 "%88, %89, %90, %91, %92, %93, %94, %95"
-#define PTXKIT_R12 "%96, %97, %98, %99, %100, %101, %102, %103"
-#define PTXKIT_R13 "%104, %105, %106, %107, %108, %109, %110, %111"
-#define PTXKIT_R14 "%112, %113, %114, %115, %116, %117, %118, %119"
-#define PTXKIT_R15 "%120, %121, %122, %123, %124, %125, %126, %127"
+// "+f" operand lists for N/2 accumulators (8 per PTXKIT_F8).
 #define PTXKIT_F8(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define PTXKIT_D16 "{" PTXKIT_R0 "}"
+#define PTXKIT_F32(d, i) PTXKIT_F8(d, i), PTXKIT_F8(d, i + 8), PTXKIT_F8(d, i + 16), PTXKIT_F8(d, i + 24)
 #define PTXKIT_ACC16(d) PTXKIT_F8(d, 0)
-#define PTXKIT_D32 "{" PTXKIT_R0 ", " PTXKIT_R1 "}"
 #define PTXKIT_ACC32(d) PTXKIT_F8(d, 0), PTXKIT_F8(d, 8)
-#define PTXKIT_D64 "{" PTXKIT_R0 ", " PTXKIT_R1 ", " PTXKIT_R2 ", " PTXKIT_R3 "}"
-#define PTXKIT_ACC64(d) PTXKIT_F8(d, 0), PTXKIT_F8(d, 8), PTXKIT_F8(d, 16), PTXKIT_F8(d, 24)
-#define PTXKIT_D96 "{" PTXKIT_R0 ", " PTXKIT_R1 ", " PTXKIT_R2 ", " PTXKIT_R3 ", " PTXKIT_R4 ", " PTXKIT_R5 "}"
-#define PTXKIT_ACC96(d) PTXKIT_F8(d, 0), PTXKIT_F8(d, 8), PTXKIT_F8(d, 16), PTXKIT_F8(d, 24), PTXKIT_F8(d, 32), PTXKIT_F8(d, 40)
-#define PTXKIT_D128 "{" PTXKIT_R0 ", " PTXKIT_R1 ", " PTXKIT_R2 ", " PTXKIT_R3 ", " PTXKIT_R4 ", " PTXKIT_R5 ", " PTXKIT_R6 ", " PTXKIT_R7 "}"
-#define PTXKIT_ACC128(d) PTXKIT_F8(d, 0), PTXKIT_F8(d, 8), PTXKIT_F8(d, 16), PTXKIT_F8(d, 24), PTXKIT_F8(d, 32), PTXKIT_F8(d, 40), PTXKIT_F8(d, 48), PTXKIT_F8(d, 56)
-#define PTXKIT_D192 "{" PTXKIT_R0 ", " PTXKIT_R1 ", " PTXKIT_R2 ", " PTXKIT_R3 ", " PTXKIT_R4 ", " PTXKIT_R5 ", " PTXKIT_R6 ", " PTXKIT_R7 ", " PTXKIT_R8 ", " PTXKIT_R9 ", " PTXKIT_R10 ", " PTXKIT_R11 "}"
-#define PTXKIT_ACC192(d) PTXKIT_F8(d, 0), PTXKIT_F8(d, 8), PTXKIT_F8(d, 16), PTXKIT_F8(d, 24), PTXKIT_F8(d, 32), PTXKIT_F8(d, 40), PTXKIT_F8(d, 48), PTXKIT_F8(d, 56), PTXKIT_F8(d, 64), PTXKIT_F8(d, 72), PTXKIT_F8(d, 80), PTXKIT_F8(d, 88)
-#define PTXKIT_D256 "{" PTXKIT_R0 ", " PTXKIT_R1 ", " PTXKIT_R2 ", " PTXKIT_R3 ", " PTXKIT_R4 ", " PTXKIT_R5 ", " PTXKIT_R6 ", " PTXKIT_R7 ", " PTXKIT_R8 ", " PTXKIT_R9 ", " PTXKIT_R10 ", " PTXKIT_R11 ", " PTXKIT_R12 ", " PTXKIT_R13 ", " PTXKIT_R14 ", " PTXKIT_R15 "}"
-#define PTXKIT_ACC256(d) PTXKIT_F8(d, 0), PTXKIT_F8(d, 8), PTXKIT_F8(d, 16), PTXKIT_F8(d, 24), PTXKIT_F8(d, 32), PTXKIT_F8(d, 40), PTXKIT_F8(d, 48), PTXKIT_F8(d, 56), PTXKIT_F8(d, 64), PTXKIT_F8(d, 72), PTXKIT_F8(d, 80), PTXKIT_F8(d, 88), PTXKIT_F8(d, 96), PTXKIT_F8(d, 104), PTXKIT_F8(d, 112), PTXKIT_F8(d, 120)
+#define PTXKIT_ACC64(d) PTXKIT_F32(d, 0)
+#define PTXKIT_ACC96(d) PTXKIT_F32(d, 0), PTXKIT_F8(d, 32), PTXKIT_F8(d, 40)
+#define PTXKIT_ACC128(d) PTXKIT_F32(d, 0), PTXKIT_F32(d, 32)
+#define PTXKIT_ACC192(d) PTXKIT_F32(d, 0), PTXKIT_F32(d, 32), PTXKIT_F32(d, 64)
+#define PTXKIT_ACC256(d) PTXKIT_F32(d, 0), PTXKIT_F32(d, 32), PTXKIT_F32(d, 64), PTXKIT_F32(d, 96)
 
-/// Warpgroup. D[64x16] (+)= A[64x16] * B[16x16], A and B from shared memory (descriptors).
-template <int TransA = 0, int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n16k16_ss(float (&d)[8], uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  static_assert((TransA == 0 || TransA == 1) && (TransB == 0 || TransB == 1), "transpose flags are 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %10, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 " PTXKIT_D16 ", %8, %9, p, 1, 1, %11, %12;\n}"
-               : PTXKIT_ACC16(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransA), "n"(TransB));
-}
+// Defines, for one N, the warpgroup-wide
+//   wgmma_m64n<N>k16_ss<TransA, TransB>(float (&d)[N/2], desc_a, desc_b, accumulate)   A, B in smem
+//   wgmma_m64n<N>k16_rs<TransB>(float (&d)[N/2], const uint32_t (&a)[4], desc_b, accumulate)  A in registers
+// D[64xN] = A[64x16] * B[16xN] (+ D if accumulate != 0). TransA/TransB = 1 marks an MN-major operand.
+// A (registers) uses the acc_to_a_frag layout. LIST is the accumulator brace list; R.. are the operand
+// numbers that follow the N/2 accumulators (the preprocessor cannot add).
+#define PTXKIT_DEFINE_WGMMA(N, LIST, R, R1, R2, R3, R4, R5, R6)                                              \
+  template <int TransA = 0, int TransB = 0>                                                                    \
+  __device__ __forceinline__ void wgmma_m64n##N##k16_ss(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b,  \
+                                                        int accumulate) {                                      \
+    static_assert((TransA == 0 || TransA == 1) && (TransB == 0 || TransB == 1), "transpose flags are 0 or 1"); \
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %" #R2 ", 0;\n wgmma.mma_async.sync.aligned.m64n" #N      \
+                 "k16.f32.bf16.bf16 " LIST ", %" #R ", %" #R1 ", p, 1, 1, %" #R3 ", %" #R4 ";\n}"               \
+                 : PTXKIT_ACC##N(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransA), "n"(TransB));      \
+  }                                                                                                            \
+  template <int TransB = 0>                                                                                    \
+  __device__ __forceinline__ void wgmma_m64n##N##k16_rs(float (&d)[N / 2], const uint32_t (&a)[4],             \
+                                                        uint64_t desc_b, int accumulate) {                     \
+    static_assert(TransB == 0 || TransB == 1, "transpose flag is 0 or 1");                                     \
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %" #R5 ", 0;\n wgmma.mma_async.sync.aligned.m64n" #N      \
+                 "k16.f32.bf16.bf16 " LIST ", {%" #R ", %" #R1 ", %" #R2 ", %" #R3 "}, %" #R4 ", p, 1, 1, %" #R6 ";\n}" \
+                 : PTXKIT_ACC##N(d) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate),  \
+                   "n"(TransB));                                                                               \
+  }
 
-/// Warpgroup. D[64x16] (+)= A[64x16] * B[16x16], A from registers (fragment layout: acc_to_a_frag).
-template <int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n16k16_rs(float (&d)[8], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
-  static_assert(TransB == 0 || TransB == 1, "transpose flag is 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %13, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 " PTXKIT_D16 ", {%8, %9, %10, %11}, %12, p, 1, 1, %14;\n}"
-               : PTXKIT_ACC16(d) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
-}
-
-/// Warpgroup. D[64x32] (+)= A[64x16] * B[16x32], A and B from shared memory (descriptors).
-template <int TransA = 0, int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n32k16_ss(float (&d)[16], uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  static_assert((TransA == 0 || TransA == 1) && (TransB == 0 || TransB == 1), "transpose flags are 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %18, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 " PTXKIT_D32 ", %16, %17, p, 1, 1, %19, %20;\n}"
-               : PTXKIT_ACC32(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransA), "n"(TransB));
-}
-
-/// Warpgroup. D[64x32] (+)= A[64x16] * B[16x32], A from registers (fragment layout: acc_to_a_frag).
-template <int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n32k16_rs(float (&d)[16], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
-  static_assert(TransB == 0 || TransB == 1, "transpose flag is 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %21, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 " PTXKIT_D32 ", {%16, %17, %18, %19}, %20, p, 1, 1, %22;\n}"
-               : PTXKIT_ACC32(d) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
-}
-
-/// Warpgroup. D[64x64] (+)= A[64x16] * B[16x64], A and B from shared memory (descriptors).
-template <int TransA = 0, int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[32], uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  static_assert((TransA == 0 || TransA == 1) && (TransB == 0 || TransB == 1), "transpose flags are 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " PTXKIT_D64 ", %32, %33, p, 1, 1, %35, %36;\n}"
-               : PTXKIT_ACC64(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransA), "n"(TransB));
-}
-
-/// Warpgroup. D[64x64] (+)= A[64x16] * B[16x64], A from registers (fragment layout: acc_to_a_frag).
-template <int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
-  static_assert(TransB == 0 || TransB == 1, "transpose flag is 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %37, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " PTXKIT_D64 ", {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}"
-               : PTXKIT_ACC64(d) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
-}
-
-/// Warpgroup. D[64x96] (+)= A[64x16] * B[16x96], A and B from shared memory (descriptors).
-template <int TransA = 0, int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n96k16_ss(float (&d)[48], uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  static_assert((TransA == 0 || TransA == 1) && (TransB == 0 || TransB == 1), "transpose flags are 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %50, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 " PTXKIT_D96 ", %48, %49, p, 1, 1, %51, %52;\n}"
-               : PTXKIT_ACC96(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransA), "n"(TransB));
-}
-
-/// Warpgroup. D[64x96] (+)= A[64x16] * B[16x96], A from registers (fragment layout: acc_to_a_frag).
-template <int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n96k16_rs(float (&d)[48], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
-  static_assert(TransB == 0 || TransB == 1, "transpose flag is 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %53, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 " PTXKIT_D96 ", {%48, %49, %50, %51}, %52, p, 1, 1, %54;\n}"
-               : PTXKIT_ACC96(d) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
-}
-
-/// Warpgroup. D[64x128] (+)= A[64x16] * B[16x128], A and B from shared memory (descriptors).
-template <int TransA = 0, int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  static_assert((TransA == 0 || TransA == 1) && (TransB == 0 || TransB == 1), "transpose flags are 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " PTXKIT_D128 ", %64, %65, p, 1, 1, %67, %68;\n}"
-               : PTXKIT_ACC128(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransA), "n"(TransB));
-}
-
-/// Warpgroup. D[64x128] (+)= A[64x16] * B[16x128], A from registers (fragment layout: acc_to_a_frag).
-template <int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n128k16_rs(float (&d)[64], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
-  static_assert(TransB == 0 || TransB == 1, "transpose flag is 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %69, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " PTXKIT_D128 ", {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}"
-               : PTXKIT_ACC128(d) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
-}
-
-/// Warpgroup. D[64x192] (+)= A[64x16] * B[16x192], A and B from shared memory (descriptors).
-template <int TransA = 0, int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n192k16_ss(float (&d)[96], uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  static_assert((TransA == 0 || TransA == 1) && (TransB == 0 || TransB == 1), "transpose flags are 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %98, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 " PTXKIT_D192 ", %96, %97, p, 1, 1, %99, %100;\n}"
-               : PTXKIT_ACC192(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransA), "n"(TransB));
-}
-
-/// Warpgroup. D[64x192] (+)= A[64x16] * B[16x192], A from registers (fragment layout: acc_to_a_frag).
-template <int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n192k16_rs(float (&d)[96], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
-  static_assert(TransB == 0 || TransB == 1, "transpose flag is 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %101, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 " PTXKIT_D192 ", {%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}"
-               : PTXKIT_ACC192(d) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
-}
-
-/// Warpgroup. D[64x256] (+)= A[64x16] * B[16x256], A and B from shared memory (descriptors).
-template <int TransA = 0, int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n256k16_ss(float (&d)[128], uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  static_assert((TransA == 0 || TransA == 1) && (TransB == 0 || TransB == 1), "transpose flags are 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " PTXKIT_D256 ", %128, %129, p, 1, 1, %131, %132;\n}"
-               : PTXKIT_ACC256(d) : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransA), "n"(TransB));
-}
-
-/// Warpgroup. D[64x256] (+)= A[64x16] * B[16x256], A from registers (fragment layout: acc_to_a_frag).
-template <int TransB = 0>
-__device__ __forceinline__ void wgmma_m64n256k16_rs(float (&d)[128], const uint32_t (&a)[4], uint64_t desc_b, int accumulate) {
-  static_assert(TransB == 0 || TransB == 1, "transpose flag is 0 or 1");
-  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %133, 0;\n"
-               " wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " PTXKIT_D256 ", {%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}"
-               : PTXKIT_ACC256(d) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(TransB));
-}
+PTXKIT_DEFINE_WGMMA(16, PTXKIT_LIST8, 8, 9, 10, 11, 12, 13, 14)
+PTXKIT_DEFINE_WGMMA(32, PTXKIT_LIST16, 16, 17, 18, 19, 20, 21, 22)
+PTXKIT_DEFINE_WGMMA(64, PTXKIT_LIST32, 32, 33, 34, 35, 36, 37, 38)
+PTXKIT_DEFINE_WGMMA(96, PTXKIT_LIST48, 48, 49, 50, 51, 52, 53, 54)
+PTXKIT_DEFINE_WGMMA(128, PTXKIT_LIST64, 64, 65, 66, 67, 68, 69, 70)
+PTXKIT_DEFINE_WGMMA(192, PTXKIT_LIST96, 96, 97, 98, 99, 100, 101, 102)
+PTXKIT_DEFINE_WGMMA(256, PTXKIT_LIST128, 128, 129, 130, 131, 132, 133, 134)
 
 /// Warpgroup. Dispatches to the m64nNk16 shape above (N in 16, 32, 64, 96, 128, 192, 256).
 template <int N, int TransA = 0, int TransB = 0>
