@@ -120,11 +120,10 @@ void run(ptxbench::tensor_view A, ptxbench::tensor_view B, ptxbench::tensor_view
   const CUtensorMap ta = ptxkit::make_tma_2d_bf16(A.data_ptr(), M, K, K, kBM, kBK, swizzle::b128);
   const CUtensorMap tb = ptxkit::make_tma_2d_bf16(B.data_ptr(), N, K, K, kBN, kBK, swizzle::b128);
   const CUtensorMap tc = ptxkit::make_tma_2d_bf16(C.data_ptr(), M, N, N, 64, 64, swizzle::b128);
-  static bool configured = false;
-  if (!configured) {
-    cudaFuncSetAttribute(gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-    configured = true;
-  }
+  static const cudaError_t configured =
+      cudaFuncSetAttribute(gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+  if (configured != cudaSuccess)
+    throw ptxbench::abi_error(std::string("cannot enable the kernel's dynamic shared memory (" + std::to_string(kSmemBytes) + " bytes): ") + cudaGetErrorString(configured));
   const int tiles = ((M + kBM - 1) / kBM) * ((N + kBN - 1) / kBN);
   gemm_kernel<<<tiles, 384, kSmemBytes, stream>>>(ta, tb, tc, M, N, K);
   const cudaError_t err = cudaGetLastError();

@@ -162,7 +162,10 @@ TEST_F(PackSync, ElectSyncPicksExactlyOneLanePerWarp) {
 
 // ldmatrix/stmatrix on a 16x16 b16 matrix M[r][c] = r*16 + c, viewed as four 8x8 quadrants.
 __global__ void ldst_matrix_kernel(uint32_t* regs, uint16_t* mats) {
-  __shared__ alignas(128) uint16_t m[256], back[256], twice[256], half[256];
+  __shared__ alignas(128) uint16_t m[256];  // 16-byte aligned rows are required by ldmatrix/stmatrix
+  __shared__ alignas(128) uint16_t back[256];
+  __shared__ alignas(128) uint16_t twice[256];
+  __shared__ alignas(128) uint16_t half[256];
   for (int i = threadIdx.x; i < 256; i += 32) {
     m[i] = static_cast<uint16_t>(i);
     back[i] = twice[i] = half[i] = 0xffff;
