@@ -132,7 +132,7 @@ std::string abi_signature(const definition& d) {
 
 result<rendered_prompt> render_prompt(const suite& s, const task& t, const std::string& variant,
                                       const target_info& target, const std::filesystem::path& packs_dir) {
-  (void)s;
+  if (!s.find_target(target.name)) return make_error("target '" + target.name + "' is not in suite/targets.json");
   bool targeted = false;
   for (const auto& name : t.targets) targeted = targeted || name == target.name;
   if (!targeted) return make_error("task '" + t.name + "' does not target '" + target.name + "'");

@@ -18,7 +18,7 @@ namespace ptxbench::gpu_test {
 /// Empty when a Hopper GPU is usable; otherwise the reason to skip.
 inline std::string hopper_skip_reason() {
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return "no CUDA device";
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return "no CUDA GPU (cudaGetDeviceCount reports none)";
   cudaDeviceProp p{};
   if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return "cannot query device 0";
   if (p.major != 9) return "needs an sm_90 GPU for the sm_90a wrappers (device 0 is sm_" +

@@ -41,6 +41,10 @@ struct load_case {
   int c0, r0;
 };
 
+void PrintTo(const load_case& c, std::ostream* os) {
+  *os << "swizzle " << static_cast<int>(c.sw) << " box at (" << c.c0 << ", " << c.r0 << ")";
+}
+
 class PackTmaLoad2D : public hopper_test, public ::testing::WithParamInterface<load_case> {};
 
 TEST_P(PackTmaLoad2D, EveryElementLandsAtItsSwizzledOffset) {
