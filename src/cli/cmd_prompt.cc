@@ -1,10 +1,10 @@
 // `ptxbench prompt TASK --variant NAME [--target T]` renders the exact system and user messages a
 // model receives, and the size of each part in characters and tokens (cl100k_base BPE when the
 // ranks are installed, chars/4 otherwise, always labelled).
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "core/file_io.h"
@@ -34,7 +34,8 @@ void print_sizes(const prompts::rendered_prompt& p, const prompts::prompt_sizes&
 
 ordered_json sizes_json(const prompts::prompt_sizes& s) {
   ordered_json parts = ordered_json::array();
-  for (const auto& p : s.parts) parts.push_back({{"name", p.name}, {"kind", p.kind}, {"chars", p.chars}, {"tokens", p.tokens}});
+  for (const auto& p : s.parts)
+    parts.push_back({{"name", p.name}, {"kind", p.kind}, {"chars", p.chars}, {"tokens", p.tokens}});
   return {{"token_method", s.method},
           {"system", {{"chars", s.system_chars}, {"tokens", s.system_tokens}}},
           {"user", {{"chars", s.user_chars}, {"tokens", s.user_tokens}}},
@@ -54,7 +55,8 @@ exit_status run_prompt(const context& ctx, const prompt_options& o) {
   if (!ti) {
     std::vector<std::string> names;
     for (const auto& [name, info] : s->targets) names.push_back(name);
-    return report_error(unknown_name_message("target", o.target, names, "suite/targets.json lists them"), exit_status::usage);
+    return report_error(unknown_name_message("target", o.target, names, "suite/targets.json lists them"),
+                        exit_status::usage);
   }
   auto manifest = prompts::load_variant_manifest(ctx.packs_dir());
   if (!manifest) return report_error(manifest.err().message, exit_status::usage);
@@ -89,11 +91,12 @@ exit_status run_prompt(const context& ctx, const prompt_options& o) {
     if (!o.out_dir.empty()) {
       const auto dir = std::filesystem::path(o.out_dir) / (o.all ? p->variant : std::string());
       for (const auto& [file, text] : {std::pair{"system.md", p->system}, std::pair{"user.md", p->user}})
-        if (auto st = write_file_atomic(dir / file, text); !st) return report_error(st.err().message, exit_status::infra);
+        if (auto st = write_file_atomic(dir / file, text); !st)
+          return report_error(st.err().message, exit_status::infra);
     }
     if (o.json) {
-      ordered_json j = {{"task", p->task}, {"target", p->target}, {"pack", p->pack}, {"problem", p->problem},
-                        {"variant", p->variant}, {"sizes", sizes_json(sizes)}};
+      ordered_json j = {{"task", p->task},       {"target", p->target},   {"pack", p->pack},
+                        {"problem", p->problem}, {"variant", p->variant}, {"sizes", sizes_json(sizes)}};
       if (!o.sizes_only) {
         j["system"] = p->system;
         j["user"] = p->user;
@@ -124,7 +127,8 @@ void add_prompt_command(CLI::App& app, context& ctx) {
   cmd->add_flag("--sizes", o->sizes_only, "print only the size table");
   cmd->add_flag("--json", o->json, "machine-readable output (messages and sizes)");
   cmd->add_option("--out", o->out_dir, "also write system.md and user.md into this folder (per variant with --all)");
-  cmd->add_option("--ranks", o->ranks, "cl100k_base ranks file (default: $PTXBENCH_TIKTOKEN_RANKS, then build/third_party)");
+  cmd->add_option("--ranks", o->ranks,
+                  "cl100k_base ranks file (default: $PTXBENCH_TIKTOKEN_RANKS, then build/third_party)");
   cmd->callback([&ctx, o]() { ctx.exit = run_prompt(ctx, *o); });
 }
 

@@ -70,7 +70,8 @@ result<rank_map> parse_ranks(const std::string& text, const std::string& what) {
     try {
       rank = std::stoi(std::string(fields[1]));
     } catch (const std::exception&) {
-      return make_error(what + ": bpe_ranks line " + std::to_string(line_no) + ": bad rank '" + std::string(fields[1]) + "'");
+      return make_error(what + ": bpe_ranks line " + std::to_string(line_no) + ": bad rank '" + std::string(fields[1]) +
+                        "'");
     }
     for (std::size_t i = 2; i < fields.size(); ++i) {
       auto bytes = base64_decode(fields[i]);

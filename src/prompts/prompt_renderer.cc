@@ -42,17 +42,28 @@ std::string trim_trailing_newlines(std::string s) {
 
 std::string abi_dtype(dtype t) {
   switch (t) {
-    case dtype::float32: return "PTXBENCH_FLOAT32";
-    case dtype::float16: return "PTXBENCH_FLOAT16";
-    case dtype::bfloat16: return "PTXBENCH_BFLOAT16";
-    case dtype::float8_e4m3fn: return "PTXBENCH_FLOAT8_E4M3FN";
-    case dtype::float8_e5m2: return "PTXBENCH_FLOAT8_E5M2";
-    case dtype::float4_e2m1: return "PTXBENCH_FLOAT4_E2M1";
-    case dtype::int64: return "PTXBENCH_INT64";
-    case dtype::int32: return "PTXBENCH_INT32";
-    case dtype::int16: return "PTXBENCH_INT16";
-    case dtype::int8: return "PTXBENCH_INT8";
-    case dtype::boolean: return "PTXBENCH_BOOL";
+    case dtype::float32:
+      return "PTXBENCH_FLOAT32";
+    case dtype::float16:
+      return "PTXBENCH_FLOAT16";
+    case dtype::bfloat16:
+      return "PTXBENCH_BFLOAT16";
+    case dtype::float8_e4m3fn:
+      return "PTXBENCH_FLOAT8_E4M3FN";
+    case dtype::float8_e5m2:
+      return "PTXBENCH_FLOAT8_E5M2";
+    case dtype::float4_e2m1:
+      return "PTXBENCH_FLOAT4_E2M1";
+    case dtype::int64:
+      return "PTXBENCH_INT64";
+    case dtype::int32:
+      return "PTXBENCH_INT32";
+    case dtype::int16:
+      return "PTXBENCH_INT16";
+    case dtype::int8:
+      return "PTXBENCH_INT8";
+    case dtype::boolean:
+      return "PTXBENCH_BOOL";
   }
   return "PTXBENCH_FLOAT32";
 }
@@ -216,7 +227,8 @@ prompt_sizes measure_prompt(const rendered_prompt& p, const token_estimator& est
   s.user_chars = p.user.size();
   s.system_tokens = estimator.count(p.system);
   s.user_tokens = estimator.count(p.user);
-  for (const auto& part : p.parts) s.parts.push_back({part.name, part.kind, part.text.size(), estimator.count(part.text)});
+  for (const auto& part : p.parts)
+    s.parts.push_back({part.name, part.kind, part.text.size(), estimator.count(part.text)});
   return s;
 }
 

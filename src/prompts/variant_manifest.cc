@@ -33,9 +33,11 @@ pack_manifest parse_pack(const std::string& name, const ordered_json& j, const s
   p.title = get_string(j, "title", path, errs).value_or("");
   if (j.contains("lists") && expect_object(j["lists"], json_child(path, "lists"), errs))
     for (const auto& [lname, l] : j["lists"].items())
-      p.lists[lname] = get_string_list(j["lists"], lname, json_child(path, "lists"), errs).value_or(std::vector<std::string>{});
+      p.lists[lname] =
+          get_string_list(j["lists"], lname, json_child(path, "lists"), errs).value_or(std::vector<std::string>{});
   const std::string fp = json_child(path, "variants");
-  if (!j.contains("variants")) errs.add(fp, "missing (problem family -> variants)");
+  if (!j.contains("variants"))
+    errs.add(fp, "missing (problem family -> variants)");
   else if (expect_object(j["variants"], fp, errs))
     for (const auto& [family, vs] : j["variants"].items())
       p.families.emplace_back(family, parse_variant_map(vs, json_child(fp, family), errs));
@@ -86,16 +88,19 @@ result<variant_manifest> parse_variant_manifest(const ordered_json& j, const std
   json_errors errs;
   variant_manifest m;
   if (!expect_object(j, "", errs)) return errs.to_error().with_context(what);
-  reject_unknown_keys(j, {"format", "description", "system_template", "user_template", "abi_example", "packs"}, "", errs);
+  reject_unknown_keys(j, {"format", "description", "system_template", "user_template", "abi_example", "packs"}, "",
+                      errs);
   if (auto f = get_string(j, "format", "", errs); f && *f != "ptxbench.variants/1")
     errs.add("format", "expected \"ptxbench.variants/1\", got \"" + *f + "\"");
   get_string(j, "description", "", errs, false);
   m.system_template = get_string(j, "system_template", "", errs).value_or("");
   m.user_template = get_string(j, "user_template", "", errs).value_or("");
   m.abi_example = get_string(j, "abi_example", "", errs).value_or("");
-  if (!j.contains("packs")) errs.add("packs", "missing");
+  if (!j.contains("packs"))
+    errs.add("packs", "missing");
   else if (expect_object(j["packs"], "packs", errs))
-    for (const auto& [name, pj] : j["packs"].items()) m.packs.push_back(parse_pack(name, pj, json_child("packs", name), errs));
+    for (const auto& [name, pj] : j["packs"].items())
+      m.packs.push_back(parse_pack(name, pj, json_child("packs", name), errs));
   if (!errs.empty()) return errs.to_error().with_context(what);
   for (const auto& p : m.packs) {  // names must be unambiguous, lists must expand
     std::set<std::string> ablation_names;
@@ -109,7 +114,8 @@ result<variant_manifest> parse_variant_manifest(const ordered_json& j, const std
           return e.err().with_context(what + ": packs." + p.name + ".variants." + family + "." + v.name);
       }
     for (const auto& a : p.ablations)
-      if (auto e = expand_parts(p, a.parts); !e) return e.err().with_context(what + ": packs." + p.name + ".ablations." + a.name);
+      if (auto e = expand_parts(p, a.parts); !e)
+        return e.err().with_context(what + ": packs." + p.name + ".ablations." + a.name);
   }
   return m;
 }
@@ -167,7 +173,8 @@ status check_manifest_files(const variant_manifest& m, const std::filesystem::pa
       for (const auto& r : *refs) {
         const fs::path f = packs_dir / p.name / r.path;
         if (!inside(f)) return make_error(where + ": part '" + r.path + "' leaves the packs folder");
-        if (!fs::is_regular_file(f, ec)) return make_error(where + ": part '" + r.path + "' not found (" + f.string() + ")");
+        if (!fs::is_regular_file(f, ec))
+          return make_error(where + ": part '" + r.path + "' not found (" + f.string() + ")");
       }
       return ok();
     };

@@ -24,11 +24,11 @@ struct prompt_variant {
 };
 
 struct pack_manifest {
-  std::string name;   ///< folder under packs/, e.g. "sm90a"
+  std::string name;  ///< folder under packs/, e.g. "sm90a"
   std::string title;
   std::map<std::string, std::vector<std::string>> lists;
   std::vector<std::pair<std::string, std::vector<prompt_variant>>> families;  ///< file order
-  std::vector<prompt_variant> ablations;                                       ///< valid for every family
+  std::vector<prompt_variant> ablations;                                      ///< valid for every family
 
   [[nodiscard]] const std::vector<prompt_variant>* family(const std::string& problem) const;
 };

@@ -1,9 +1,10 @@
+#include "prompts/bpe_tokenizer.h"
+
 #include <gtest/gtest.h>
 
 #include "core/file_io.h"
 #include "core/json_check.h"
 #include "prompt_test_support.h"
-#include "prompts/bpe_tokenizer.h"
 #include "prompts/token_estimator.h"
 
 namespace ptxbench::prompts {
@@ -41,7 +42,8 @@ std::filesystem::path write_tiny_ranks(const std::vector<std::string>& merges) {
   for (int b = 0; b < 256; ++b) line += " " + b64(std::string(1, static_cast<char>(b)));
   std::string second = "! 256";
   for (const auto& m : merges) second += " " + b64(m);
-  ordered_json j = {{"pat_str", "\\s+|\\S+"}, {"special_tokens", ordered_json::object()}, {"bpe_ranks", line + "\n" + second}};
+  ordered_json j = {
+      {"pat_str", "\\s+|\\S+"}, {"special_tokens", ordered_json::object()}, {"bpe_ranks", line + "\n" + second}};
   auto dir = make_temp_dir("bpe");
   auto path = dir / "tiny.json";
   EXPECT_TRUE(write_file_atomic(path, j.dump()).ok());

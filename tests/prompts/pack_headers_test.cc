@@ -1,10 +1,10 @@
 // The knowledge-pack headers are real code: every header compiles on its own for its architecture,
 // a probe kernel that calls every wrapper goes through ptxas, the ABI example and the pack-based GEMM
 // candidate build exactly like a candidate, and the headers shared by both packs stay identical.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fmt/format.h>
 
 #include "core/file_io.h"
 #include "core/process.h"
@@ -15,19 +15,19 @@ namespace {
 
 namespace fs = std::filesystem;
 using ptxbench::testing::cuda_tool;
-using ptxbench::testing::fixtures_dir;
 using ptxbench::testing::make_temp_dir;
-using ptxbench::testing::repo_root;
+using ptxbench::testing::source_root;
 
 struct pack_arch {
   const char* pack;
   const char* gencode;
 };
-constexpr pack_arch k_packs[] = {{"sm90a", "arch=compute_90a,code=sm_90a"}, {"sm100a", "arch=compute_100a,code=sm_100a"}};
+constexpr pack_arch k_packs[] = {{"sm90a", "arch=compute_90a,code=sm_90a"},
+                                 {"sm100a", "arch=compute_100a,code=sm_100a"}};
 
 std::vector<fs::path> headers_of(const char* pack) {
   std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(repo_root() / "packs" / pack / "include" / "ptxkit"))
+  for (const auto& e : fs::directory_iterator(source_root() / "packs" / pack / "include" / "ptxkit"))
     if (e.path().extension() == ".cuh") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
@@ -49,8 +49,8 @@ std::string nvcc(const fs::path& exe, const std::vector<std::string>& args, cons
   return "";
 }
 
-#define REQUIRE_NVCC(var)                                                      \
-  auto var = cuda_tool("nvcc");                                                \
+#define REQUIRE_NVCC(var)       \
+  auto var = cuda_tool("nvcc"); \
   if (!var) GTEST_SKIP() << "nvcc not found (CUDA toolkit not installed)";
 
 TEST(PackHeaders, EveryHeaderIsSelfContainedForItsArch) {
@@ -64,9 +64,11 @@ TEST(PackHeaders, EveryHeaderIsSelfContainedForItsArch) {
       const fs::path tu = dir / fmt::format("{}_{}.cu", pa.pack, h.stem().string());
       // Included twice: the include guard must hold; nothing else: the header must bring its own includes.
       ASSERT_TRUE(write_file_atomic(tu, fmt::format("#include <ptxkit/{0}>\n#include <ptxkit/{0}>\n", name)).ok());
-      const std::string err = nvcc(*exe, {"-gencode=" + std::string(pa.gencode), "-I",
-                                          (repo_root() / "packs" / pa.pack / "include").string(), "-ptx", tu.string(),
-                                          "-o", (dir / (tu.stem().string() + ".ptx")).string()}, dir);
+      const std::string err =
+          nvcc(*exe,
+               {"-gencode=" + std::string(pa.gencode), "-I", (source_root() / "packs" / pa.pack / "include").string(),
+                "-ptx", tu.string(), "-o", (dir / (tu.stem().string() + ".ptx")).string()},
+               dir);
       EXPECT_EQ(err, "") << pa.pack << "/" << name;
     }
   }
@@ -80,8 +82,10 @@ TEST(PackHeaders, ProbeKernelsCallingEveryWrapperPassPtxas) {
        {std::tuple{"sm90a", "arch=compute_90a,code=sm_90a", "sm90a_probe.cu"},
         std::tuple{"sm100a", "arch=compute_100a,code=sm_100a", "tcgen05_probe.cu"}}) {
     const std::string err =
-        nvcc(*exe, {std::string("-gencode=") + gencode, "-I", (repo_root() / "packs" / pack / "include").string(),
-                    "-cubin", (fixtures_dir() / "packs" / probe).string(), "-o", (dir / (std::string(pack) + ".cubin")).string()},
+        nvcc(*exe,
+             {std::string("-gencode=") + gencode, "-I", (source_root() / "packs" / pack / "include").string(), "-cubin",
+              (source_root() / "tests" / "fixtures" / "packs" / probe).string(), "-o",
+              (dir / (std::string(pack) + ".cubin")).string()},
              dir);
     EXPECT_EQ(err, "") << probe;
   }
@@ -91,12 +95,14 @@ TEST(PackHeaders, ProbeKernelsCallingEveryWrapperPassPtxas) {
 TEST(PackHeaders, AbiExampleAndPackGemmBuildLikeACandidate) {
   REQUIRE_NVCC(exe);
   const auto dir = make_temp_dir("pack-candidates");
-  for (const auto& src : {repo_root() / "packs" / "abi_example.cu", repo_root() / "examples" / "gemm" / "wgmma_tma_pack.cu"}) {
-    const std::string err = nvcc(*exe, {"-O3", "-gencode=arch=compute_90a,code=sm_90a", "-shared", "-Xcompiler", "-fPIC",
-                                        "--cudart", "shared", "-I", (repo_root() / "include").string(), "-I",
-                                        (repo_root() / "packs" / "sm90a" / "include").string(), src.string(), "-o",
-                                        (dir / (src.stem().string() + ".so")).string(), "-lcuda"},
-                                 dir);
+  for (const auto& src :
+       {source_root() / "packs" / "abi_example.cu", source_root() / "examples" / "gemm" / "wgmma_tma_pack.cu"}) {
+    const std::string err = nvcc(
+        *exe,
+        {"-O3", "-gencode=arch=compute_90a,code=sm_90a", "-shared", "-Xcompiler", "-fPIC", "--cudart", "shared", "-I",
+         (source_root() / "include").string(), "-I", (source_root() / "packs" / "sm90a" / "include").string(),
+         src.string(), "-o", (dir / (src.stem().string() + ".so")).string(), "-lcuda"},
+        dir);
     EXPECT_EQ(err, "") << src;
   }
   fs::remove_all(dir);
@@ -107,7 +113,7 @@ TEST(PackHeaders, HeadersSharedByBothPacksAreIdentical) {
   // build cache hashes exactly that folder). Fix a mismatch by copying the sm90a file over.
   int shared = 0;
   for (const auto& h : headers_of("sm100a")) {
-    const fs::path hopper = repo_root() / "packs" / "sm90a" / "include" / "ptxkit" / h.filename();
+    const fs::path hopper = source_root() / "packs" / "sm90a" / "include" / "ptxkit" / h.filename();
     if (!fs::exists(hopper)) continue;
     ++shared;
     auto a = read_text_file(h, 1 << 20), b = read_text_file(hopper, 1 << 20);

@@ -1,9 +1,8 @@
 // Disassembles the probe kernels of both packs and checks that each wrapper produced the intended
 // SASS instruction. Needs cuobjdump (skips visibly without it: this machine has none, the GPU host
 // does). Checks are substring matches on executable lines ("/*0a30*/  OPCODE ...") only.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "core/process.h"
 #include "prompt_test_support.h"
@@ -13,9 +12,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using ptxbench::testing::cuda_tool;
-using ptxbench::testing::fixtures_dir;
 using ptxbench::testing::make_temp_dir;
-using ptxbench::testing::repo_root;
+using ptxbench::testing::source_root;
 
 /// Instruction lines of a cuobjdump -sass listing, grouped by "Function :" section.
 std::map<std::string, std::vector<std::string>> sass_by_function(const std::string& listing) {
@@ -53,10 +51,12 @@ std::string probe_sass(const char* pack, const char* gencode, const char* probe,
   auto cuobjdump = cuda_tool("cuobjdump");
   const auto dir = make_temp_dir("pack-sass");
   const auto cubin = dir / "probe.cubin";
-  auto built = run_process({.argv = {nvcc->string(), "-std=c++17", std::string("-gencode=") + gencode, "-I",
-                                     (repo_root() / "packs" / pack / "include").string(), "-cubin",
-                                     (fixtures_dir() / "packs" / probe).string(), "-o", cubin.string()},
-                            .timeout_s = 600, .merge_stderr = true});
+  auto built =
+      run_process({.argv = {nvcc->string(), "-std=c++17", std::string("-gencode=") + gencode, "-I",
+                            (source_root() / "packs" / pack / "include").string(), "-cubin",
+                            (source_root() / "tests" / "fixtures" / "packs" / probe).string(), "-o", cubin.string()},
+                   .timeout_s = 600,
+                   .merge_stderr = true});
   if (!built.succeeded()) {
     error = "nvcc: " + describe_exit(built) + "\n" + built.out;
     return "";
@@ -67,9 +67,9 @@ std::string probe_sass(const char* pack, const char* gencode, const char* probe,
   return dis.out;
 }
 
-#define REQUIRE_TOOLS()                                                                          \
-  if (!cuda_tool("nvcc")) GTEST_SKIP() << "nvcc not found";                                      \
-  if (!cuda_tool("cuobjdump")) GTEST_SKIP() << "cuobjdump not found: the SASS check runs where the CUDA toolkit has it"
+#define REQUIRE_TOOLS()                                  \
+  if (!cuda_tool("nvcc")) GTEST_SKIP() << "nvcc not found"; \
+  if (!cuda_tool("cuobjdump")) GTEST_SKIP() << "cuobjdump not found (the CUDA toolkit on the GPU host has it)"
 
 TEST(PackSass, BlackwellWrappersEmitTcgen05Instructions) {
   REQUIRE_TOOLS();
@@ -93,10 +93,28 @@ TEST(PackSass, HopperWrappersEmitWgmmaTmaAndBarrierInstructions) {
   ASSERT_EQ(error, "");
   std::vector<std::string> all;
   for (const auto& [name, lines] : sass_by_function(listing)) all.insert(all.end(), lines.begin(), lines.end());
-  for (const char* op : {"HGMMA.64x256x16.F32.BF16", "HGMMA.64x128x16.F32.BF16", "WARPGROUP.ARRIVE", "UTMALDG.2D",
-                         "UTMALDG.3D", "UTMASTG.2D", "UTMASTG.3D", "UTMAREDG.2D", "UTMAPF", "UBLKCP.S.G", "UBLKCP.G.S",
-                         "UBLKPF", "SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "ELECT",
-                         "USETMAXREG", "LDSM", "STSM", "FENCE.VIEW.ASYNC.S", "UCGABAR_ARV", "UCGABAR_WAIT"})
+  for (const char* op : {"HGMMA.64x256x16.F32.BF16",
+                         "HGMMA.64x128x16.F32.BF16",
+                         "WARPGROUP.ARRIVE",
+                         "UTMALDG.2D",
+                         "UTMALDG.3D",
+                         "UTMASTG.2D",
+                         "UTMASTG.3D",
+                         "UTMAREDG.2D",
+                         "UTMAPF",
+                         "UBLKCP.S.G",
+                         "UBLKCP.G.S",
+                         "UBLKPF",
+                         "SYNCS.EXCH.64",
+                         "SYNCS.ARRIVE.TRANS64",
+                         "SYNCS.PHASECHK.TRANS64.TRYWAIT",
+                         "ELECT",
+                         "USETMAXREG",
+                         "LDSM",
+                         "STSM",
+                         "FENCE.VIEW.ASYNC.S",
+                         "UCGABAR_ARV",
+                         "UCGABAR_WAIT"})
     EXPECT_GT(count_op(all, op), 0) << op << " missing from the sm_90a probe";
 }
 

@@ -1,7 +1,8 @@
+#include "prompts/prompt_renderer.h"
+
 #include <gtest/gtest.h>
 
 #include "prompt_test_support.h"
-#include "prompts/prompt_renderer.h"
 #include "prompts/variant_manifest.h"
 #include "suite/task.h"
 

@@ -1,6 +1,7 @@
 #pragma once
 // Helpers for the prompt and knowledge-pack tests: where the cl100k ranks and the CUDA tools are.
 
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -9,6 +10,13 @@
 #include "test_support.h"
 
 namespace ptxbench::testing {
+
+/// The repository root: $PTXBENCH_ROOT when set (a test binary carried to another machine, e.g. the
+/// GPU host, runs against that machine's copy of the tree), else the source tree it was built from.
+inline std::filesystem::path source_root() {
+  const char* env = std::getenv("PTXBENCH_ROOT");
+  return env && *env ? std::filesystem::path(env) : repo_root();
+}
 
 /// The cl100k ranks fetched by scripts/setup.sh, or nullopt (tests needing them then skip).
 inline std::optional<std::filesystem::path> cl100k_ranks() {

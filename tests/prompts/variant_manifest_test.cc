@@ -1,6 +1,7 @@
+#include "prompts/variant_manifest.h"
+
 #include <gtest/gtest.h>
 
-#include "prompts/variant_manifest.h"
 #include "test_support.h"
 
 namespace ptxbench::prompts {
