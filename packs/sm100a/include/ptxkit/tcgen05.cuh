@@ -97,11 +97,12 @@ __device__ __forceinline__ uint64_t umma_desc_advance(uint64_t desc, uint32_t by
 /// Compile time. Instruction descriptor for kind::f16 with fp32 accumulation: D format F32 (bits
 /// 4-5 = 1), A/B format BF16 (1) or F16 (0) in bits 7-9 / 10-12, A/B major (0 = K, 1 = MN) in
 /// bits 15 / 16, N>>3 in bits 17-22, M>>4 in bits 24-28. Shapes: cta_group::1 M = 64 (N % 8 == 0)
-/// or 128 (N % 16 == 0), cta_group::2 M = 128 or 256 (N % 16 == 0); 16 <= N <= 256.
+/// or 128 (N % 16 == 0), cta_group::2 M = 128 (N % 32 == 0) or 256 (N % 16 == 0); N <= 256.
 template <int M, int N, int CtaGroup = 1, bool AMajorMN = false, bool BMajorMN = false, bool Bf16 = true>
 __host__ __device__ constexpr uint32_t make_idesc_f16() {
   static_assert(CtaGroup == 1 ? (M == 64 || M == 128) : (M == 128 || M == 256), "unsupported M for this cta_group");
-  static_assert(N >= 16 && N <= 256 && N % (M == 64 ? 8 : 16) == 0, "unsupported N");
+  static_assert(N >= 16 && N <= 256 && N % (M == 64 ? 8 : (CtaGroup == 2 && M == 128) ? 32 : 16) == 0,
+                "unsupported N for this M and cta_group");
   const uint32_t fmt = Bf16 ? 1u : 0u;
   return (1u << 4) | (fmt << 7) | (fmt << 10) | (uint32_t(AMajorMN) << 15) | (uint32_t(BMajorMN) << 16) |
          (uint32_t(N >> 3) << 17) | (uint32_t(M >> 4) << 24);

@@ -43,28 +43,37 @@ inline CUtensorMapSwizzle to_cu(swizzle s) {
 }
 }  // namespace detail
 
+/// Host. The first TMA rule the arguments break, or "" when they are valid.
+inline std::string tensor_map_problem(const void* gaddr, uint32_t elem_bytes, uint32_t rank, const uint64_t* strides_bytes,
+                                      const uint32_t* box, swizzle sw) {
+  if (reinterpret_cast<uintptr_t>(gaddr) % 16 != 0) return "global address must be 16-byte aligned";
+  if ((box[0] * elem_bytes) % 16 != 0) return "box[0] * element size must be a multiple of 16 bytes";
+  if (sw != swizzle::none && box[0] * elem_bytes > static_cast<uint32_t>(sw))
+    return "box[0] * element size (" + std::to_string(box[0] * elem_bytes) + " B) exceeds the swizzle span";
+  for (uint32_t i = 0; i < rank; ++i)
+    if (box[i] == 0 || box[i] > 256) return "box extents must be in 1..256";
+  for (uint32_t i = 0; i + 1 < rank; ++i)
+    if (strides_bytes[i] % 16 != 0) return "global strides must be multiples of 16 bytes";
+  return "";
+}
+
 /// Host. Encodes a tiled tensor map of rank 1..5. dims/box are innermost-first; strides_bytes has
 /// rank-1 entries (stride of dims 1..rank-1), each a multiple of 16. Throws std::runtime_error
 /// naming the violated rule; the ABI turns that into a readable RUNTIME_ERROR.
 inline CUtensorMap make_tensor_map(const void* gaddr, CUtensorMapDataType type, uint32_t elem_bytes, uint32_t rank,
                                    const uint64_t* dims, const uint64_t* strides_bytes, const uint32_t* box,
                                    swizzle sw, CUtensorMapL2promotion l2 = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
-  auto fail = [](const std::string& why) { throw std::runtime_error("ptxkit::make_tensor_map: " + why); };
-  if (reinterpret_cast<uintptr_t>(gaddr) % 16 != 0) fail("global address must be 16-byte aligned");
-  if ((box[0] * elem_bytes) % 16 != 0) fail("box[0] * element size must be a multiple of 16 bytes");
-  if (sw != swizzle::none && box[0] * elem_bytes > static_cast<uint32_t>(sw))
-    fail("box[0] * element size (" + std::to_string(box[0] * elem_bytes) + " B) exceeds the swizzle span");
-  for (uint32_t i = 0; i < rank; ++i)
-    if (box[i] == 0 || box[i] > 256) fail("box extents must be in 1..256");
-  for (uint32_t i = 0; i + 1 < rank; ++i)
-    if (strides_bytes[i] % 16 != 0) fail("global strides must be multiples of 16 bytes");
+  std::string why = tensor_map_problem(gaddr, elem_bytes, rank, strides_bytes, box, sw);
   auto fn = detail::encode_tiled();
-  if (!fn) fail("cuTensorMapEncodeTiled is unavailable (driver too old?)");
+  if (why.empty() && !fn) why = "cuTensorMapEncodeTiled is unavailable (driver too old?)";
+  if (!why.empty()) throw std::runtime_error("ptxkit::make_tensor_map: " + why);
   CUtensorMap map;
-  uint32_t elem_strides[5] = {1, 1, 1, 1, 1};
-  CUresult r = fn(&map, type, rank, const_cast<void*>(gaddr), dims, strides_bytes, box, elem_strides,
-                  CU_TENSOR_MAP_INTERLEAVE_NONE, detail::to_cu(sw), l2, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) fail("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r)));
+  const uint32_t elem_strides[5] = {1, 1, 1, 1, 1};
+  const CUresult r = fn(&map, type, rank, const_cast<void*>(gaddr), dims, strides_bytes, box, elem_strides,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, detail::to_cu(sw), l2, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("ptxkit::make_tensor_map: cuTensorMapEncodeTiled failed with CUresult " +
+                             std::to_string(static_cast<int>(r)));
   return map;
 }
 
