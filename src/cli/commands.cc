@@ -9,6 +9,7 @@ const std::vector<command>& all_commands() {
       {"eval", "the whole pipeline on the local GPU: sanitize, correctness, timing, runtime instruction check",
        add_eval_command},
       {"sass", "static SASS check of a built kernel; with --ncu, which families executed", add_sass_command},
+      {"prompt", "render the exact system and user messages a model receives for a task", add_prompt_command},
   };
   return table;
 }
