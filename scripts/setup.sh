@@ -23,6 +23,28 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+# Token counts for `ptxbench prompt`: the cl100k_base BPE ranks shipped in the npm package tiktoken
+# (MIT). Fetched once into the build folder (not git); without npm, prompt sizes fall back to chars/4.
+tiktoken_version=1.0.22
+ranks_sha256=49a4e05dea02c8fafbd50cc4725c4aab8f39386c0afedef118e0dfebc2fe523a
+ranks=build/third_party/tiktoken/cl100k_base.json
+if [ ! -f "$ranks" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    tmp=$(mktemp -d)
+    if (cd "$tmp" && npm pack --silent "tiktoken@$tiktoken_version" >/dev/null) &&
+       tar -xzf "$tmp/tiktoken-$tiktoken_version.tgz" -C "$tmp" package/encoders/cl100k_base.json &&
+       echo "$ranks_sha256  $tmp/package/encoders/cl100k_base.json" | sha256sum -c --quiet -; then
+      mkdir -p "$(dirname "$ranks")" && mv "$tmp/package/encoders/cl100k_base.json" "$ranks"
+      echo "setup: cl100k_base ranks from tiktoken@$tiktoken_version in $ranks"
+    else
+      echo "setup: could not fetch tiktoken@$tiktoken_version; prompt sizes will be chars/4 estimates" >&2
+    fi
+    rm -rf "$tmp"
+  else
+    echo "setup: npm not found; prompt sizes will be chars/4 estimates (see docs/prompts.md)" >&2
+  fi
+fi
+
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${PTXBENCH_CMAKE_ARGS:-}
 cmake --build build -j "$(nproc)"
 echo "setup: built build/bin/ptxbench"

@@ -85,10 +85,10 @@ class run_lock {
 
 }  // namespace
 
-std::vector<plan_item> expand_plan(const sweep_options& o) {
+std::vector<plan_item> expand_plan(const sweep_options& o, const task_variants& variants) {
   std::vector<plan_item> plan;
-  for (const auto& task : o.tasks)
-    for (const auto& variant : o.variants)
+  for (const auto& [task, names] : variants)
+    for (const auto& variant : names)
       for (int k = 0; k < o.trajectories; ++k) {
         plan_item item;
         item.index = static_cast<int>(plan.size());
@@ -142,14 +142,14 @@ status check_plan_compatible(const ordered_json& existing, const ordered_json& w
   return ok();
 }
 
-result<sweep_outcome> run_sweep(const sweep_options& o, sweep_services& s) {
+result<task_variants> resolve_task_variants(const sweep_options& o, const sweep_services& s) {
   const target_info* target = s.tasks->find_target(o.target);
   if (!target) {
     std::vector<std::string> names;
     for (const auto& [n, _] : s.tasks->targets) names.push_back(n);
     return make_error(unknown_name_message("target", o.target, names, "suite/targets.json lists them"));
   }
-  std::vector<const task*> tasks;
+  task_variants out;
   for (const auto& name : o.tasks) {
     const task* t = s.tasks->find_task(name);
     if (!t) {
@@ -159,16 +159,30 @@ result<sweep_outcome> run_sweep(const sweep_options& o, sweep_services& s) {
     }
     if (std::find(t->targets.begin(), t->targets.end(), o.target) == t->targets.end())
       return make_error(fmt::format("task '{}' does not target '{}'", name, o.target));
-    tasks.push_back(t);
+    if (std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.first == name; })) continue;
+    std::vector<std::string> resolved;
+    for (const auto& spec : o.variants) {
+      std::string v = spec;
+      if (s.resolve_variant) {
+        auto r = s.resolve_variant(*t, *target, spec);
+        if (!r) return r.err().with_context(fmt::format("task {}", name));
+        v = *r;
+      }
+      if (auto p = s.prompts(*t, *target, v); !p) return p.err().with_context(fmt::format("task {}", name));
+      if (std::find(resolved.begin(), resolved.end(), v) == resolved.end()) resolved.push_back(v);
+    }
+    out.emplace_back(name, std::move(resolved));
   }
-  // Check every prompt variant up front so a typo fails now, not after hours of other trajectories.
-  for (const task* t : tasks)
-    for (const auto& v : o.variants)
-      if (auto p = s.prompts(*t, *target, v); !p) return p.err();
+  return out;
+}
 
+result<sweep_outcome> run_sweep(const sweep_options& o, sweep_services& s) {
+  auto variants = resolve_task_variants(o, s);
+  if (!variants) return variants.err();
+  const target_info* target = s.tasks->find_target(o.target);
   auto lock = run_lock::acquire(o.out_dir);
   if (!lock) return lock.err();
-  auto plan = expand_plan(o);
+  auto plan = expand_plan(o, *variants);
   ordered_json wanted = plan_json(o, plan, *s.model, target->arch);
   auto plan_path = o.out_dir / "plan.json";
   std::error_code ec;
@@ -219,7 +233,7 @@ result<sweep_outcome> run_sweep(const sweep_options& o, sweep_services& s) {
       if (i >= plan.size()) return;
       const plan_item& item = plan[i];
       trajectory_spec spec;
-      spec.t = tasks[i / (o.variants.size() * o.trajectories)];
+      spec.t = s.tasks->find_task(item.task);
       spec.target = target;
       spec.variant = item.variant;
       spec.index = item.trajectory_index;

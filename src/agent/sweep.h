@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +36,7 @@ struct sweep_options {
   std::filesystem::path out_dir;
   std::vector<std::string> tasks;
   std::string target = "h200";
-  std::vector<std::string> variants;
+  std::vector<std::string> variants;  ///< names or indices within each task's family ("0" = first)
   int trajectories = 4;
   int turns = 8;
   double target_speedup = 1.2;
@@ -53,12 +54,21 @@ struct sweep_options {
   bool quiet = false;         ///< no progress output at all
 };
 
+/// Turns a --variants entry into the variant's name for a task ("1" -> "multicast" for GEMM on
+/// sm90a); fails for a variant the task's family does not have.
+using variant_resolver =
+    std::function<result<std::string>(const task& t, const target_info& target, const std::string& spec)>;
+
+/// Each task with its resolved variant names, in --tasks order.
+using task_variants = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
 struct sweep_services {
   const suite* tasks = nullptr;
   const model_spec* model = nullptr;
   provider* llm = nullptr;                    ///< shared by every trajectory; must be thread-safe
   evaluator_factory make_evaluator;
   prompt_builder prompts;
+  variant_resolver resolve_variant;              ///< null: variant names are used as given
   const std::atomic<bool>* interrupt = nullptr;  ///< Ctrl-C
   sleeper sleep;
   std::FILE* log = stderr;
@@ -70,9 +80,13 @@ struct sweep_outcome {
   ordered_json summary;  ///< what summary.json holds
 };
 
-/// Expands the plan: for each task, each variant, trajectories 0..n-1; each gets a seed derived
-/// from (base seed, task, target, variant, index) so reruns and other models see the same seeds.
-std::vector<plan_item> expand_plan(const sweep_options& o);
+/// Checks the tasks and target and resolves every task's variants (duplicates dropped); also
+/// renders each prompt once so a bad variant fails before any model call.
+result<task_variants> resolve_task_variants(const sweep_options& o, const sweep_services& s);
+
+/// Expands the plan: for each task, each of its variants, trajectories 0..n-1; each gets a seed
+/// derived from (base seed, task, target, variant, index) so reruns and other models see the same seeds.
+std::vector<plan_item> expand_plan(const sweep_options& o, const task_variants& variants);
 
 /// The plan.json document.
 ordered_json plan_json(const sweep_options& o, const std::vector<plan_item>& plan, const model_spec& m,

@@ -37,6 +37,16 @@ result<solution> load_candidate(const std::string& file, const suite& s, const s
   return eval::solution_for_kernel_file(fs::path(file).filename().string(), *text, *t, *target);
 }
 
+// Several candidates: the exit status is the worst one (infra > candidate failed > not target-correct > ok).
+int severity(exit_status s) {
+  switch (s) {
+    case exit_status::infra: return 3;
+    case exit_status::candidate_failed: return 2;
+    case exit_status::not_target_correct: return 1;
+    default: return 0;
+  }
+}
+
 }  // namespace
 
 void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
@@ -72,19 +82,32 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
   config.gpu = opts.gpu;
   auto evaluator = eval::make_pipeline_evaluator(config);
 
-  ordered_json all = ordered_json::array();
-  exit_status worst = exit_status::ok;
+  std::vector<eval::eval_request> requests;
   for (const auto& file : opts.files) {
     auto candidate = load_candidate(file, *s, opts.task, opts.target);
     if (!candidate) return report_error(candidate.err().message, exit_status::usage);
     std::string task_name = opts.task.empty() ? candidate->definition : opts.task;
-    auto v = evaluator->evaluate({task_name, opts.target, *candidate, run_on_gpu});
-    if (!v) return report_error(fmt::format("{}: {}", file, v.err().message), exit_status::infra);
-    all.push_back(eval::to_json(*v));
-    if (!opts.json) std::fputs(verdict_text(*v, file, ctx.verbose).c_str(), stdout);
-    if (opts.files.size() > 1 && !opts.json) std::fputs("\n", stdout);
-    exit_status code = verdict_exit_status(*v);
-    if (to_int(code) > to_int(worst) && worst != exit_status::infra) worst = code;
+    requests.push_back({task_name, opts.target, *candidate, run_on_gpu});
+  }
+  auto verdicts = evaluator->evaluate_batch(requests);
+  ordered_json all = ordered_json::array();
+  exit_status worst = exit_status::ok;
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    const auto& file = opts.files[i];
+    auto& v = verdicts[i];
+    exit_status code;
+    if (!v) {
+      std::fprintf(stderr, "ptxbench: %s: %s\n", file.c_str(), v.err().message.c_str());
+      all.push_back({{"file", file}, {"error", v.err().message}});
+      code = exit_status::infra;
+    } else {
+      all.push_back(eval::to_json(*v));
+      all.back()["file"] = file;
+      if (!opts.json) std::fputs(verdict_text(*v, file, ctx.verbose).c_str(), stdout);
+      if (opts.files.size() > 1 && !opts.json) std::fputs("\n", stdout);
+      code = verdict_exit_status(*v);
+    }
+    if (severity(code) > severity(worst)) worst = code;
     std::fflush(stdout);
   }
   ordered_json out = opts.files.size() == 1 ? all[0] : all;

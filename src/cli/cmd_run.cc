@@ -15,6 +15,8 @@
 #include "agent/sweep.h"
 #include "cli/commands.h"
 #include "eval/pipeline.h"
+#include "prompts/prompt_renderer.h"
+#include "prompts/variant_manifest.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -27,7 +29,7 @@ extern "C" void on_signal(int) {
 
 struct run_args {
   std::string model, models_file, base_url, out, target = "h200", history = "full", evaluator = "pipeline";
-  std::vector<std::string> tasks, variants = {agent::k_builtin_variant};
+  std::vector<std::string> tasks, variants = {"0", "1", "2"};
   int trajectories = 4, turns = 8, parallel = 4, gpus = 1, eval_retries = 1, fake_delay_ms = 0;
   double target_speedup = 1.2;
   int64_t context_budget = 0;
@@ -71,6 +73,32 @@ result<agent::evaluator_factory> evaluator_factory_for(const run_args& a, const 
     });
   }
   return make_error(fmt::format("--evaluator {}: expected 'pipeline' (or 'fake', for tests)", a.evaluator));
+}
+
+// Prompts from the knowledge packs (packs/variants.json through the prompt renderer); the variant
+// "builtin-minimal" is the pack-free built-in prompt, a control arm.
+result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(const context& ctx, const suite* tasks) {
+  auto manifest = prompts::load_variant_manifest(ctx.packs_dir());
+  if (!manifest) return manifest.err();
+  auto shared = std::make_shared<prompts::variant_manifest>(std::move(*manifest));
+  std::filesystem::path packs_dir = ctx.packs_dir();
+  agent::prompt_builder build = [tasks, packs_dir](const task& t, const target_info& target,
+                                                   const std::string& variant) -> result<agent::prompt_pair> {
+    if (variant == agent::k_builtin_variant) return agent::builtin_prompt(t, target, variant);
+    auto r = prompts::render_prompt(*tasks, t, variant, target, packs_dir);
+    if (!r) return r.err();
+    return agent::prompt_pair{r->system, r->user};
+  };
+  agent::variant_resolver resolve = [shared](const task& t, const target_info& target,
+                                             const std::string& spec) -> result<std::string> {
+    if (spec == agent::k_builtin_variant) return spec;
+    const auto* pack = shared->find_pack(target.pack);
+    if (!pack) return make_error(fmt::format("packs/variants.json has no pack '{}' for target {}", target.pack, target.name));
+    auto v = prompts::find_variant(*pack, t.problem, spec);
+    if (!v) return v.err();
+    return v->name;
+  };
+  return std::make_pair(build, resolve);
 }
 
 // The command that resumes this run, recorded in plan.json.
@@ -155,11 +183,21 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
       o.turns = replies;
     }
   }
+  agent::sweep_services s;
+  s.tasks = &*tasks;
+  s.model = &*model;
+  auto packs = pack_prompts(ctx, &*tasks);
+  if (!packs) return report_error(packs.err().message, exit_status::usage);
+  s.prompts = packs->first;
+  s.resolve_variant = packs->second;
   if (a.dry_run) {
-    for (const auto& item : agent::expand_plan(o))
+    auto variants = agent::resolve_task_variants(o, s);
+    if (!variants) return report_error(variants.err().message, exit_status::usage);
+    auto plan = agent::expand_plan(o, *variants);
+    for (const auto& item : plan)
       fmt::print("{:>4}  {}  (seed {})\n", item.index, (o.out_dir / item.file).string(), item.seed);
-    fmt::print("{} trajectories × {} turns, model {}, evaluator {}{}\n", agent::expand_plan(o).size(), o.turns,
-               model->name, o.evaluator_name, o.run_on_gpu ? "" : " (CPU stages only)");
+    fmt::print("{} trajectories × {} turns, model {}, evaluator {}{}\n", plan.size(), o.turns, model->name,
+               o.evaluator_name, o.run_on_gpu ? "" : " (CPU stages only)");
     return exit_status::ok;
   }
   // Fail now rather than with an infrastructure error on every trajectory's first evaluation.
@@ -179,12 +217,8 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   popts.cancel = &g_interrupted;
   auto llm = agent::make_provider(*model, *key, popts);
   if (!llm) return report_error(llm.err().message, exit_status::usage);
-  agent::sweep_services s;
-  s.tasks = &*tasks;
-  s.model = &*model;
   s.llm = llm->get();
   s.make_evaluator = *factory;
-  s.prompts = agent::builtin_prompt;  // the knowledge-pack prompt builder replaces this line
   s.interrupt = &g_interrupted;
   auto out = agent::run_sweep(o, s);
   if (!out) return report_error(out.err().message, exit_status::usage);
@@ -213,7 +247,10 @@ void add_run_command(CLI::App& app, context& ctx) {
   cmd->add_option("--out", args->out, "run directory (plan.json, trajectories/, summary.json); re-run to resume")
       ->required();
   cmd->add_option("--target", args->target, "target GPU (suite/targets.json)")->capture_default_str();
-  cmd->add_option("--variants", args->variants, "prompt variants, comma-separated")->capture_default_str();
+  cmd->add_option("--variants", args->variants,
+                  "prompt variants by name or index in each task's family (packs/variants.json), comma-separated; "
+                  "builtin-minimal = the pack-free built-in prompt")
+      ->capture_default_str();
   cmd->add_option("--trajectories", args->trajectories, "trajectories per task and variant")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--turns", args->turns, "turns per trajectory")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--target-speedup", args->target_speedup, "stop a trajectory when a target-correct kernel reaches this speedup")

@@ -6,7 +6,10 @@ const std::vector<command>& all_commands() {
   static const std::vector<command> table = {
       {"tasks", "list the task suite, or show one task as the model sees it", add_tasks_command},
       {"check", "gate, build, link-gate and statically check a candidate kernel (no GPU needed)", add_check_command},
+      {"eval", "the whole pipeline on the local GPU: sanitize, correctness, timing, runtime instruction check",
+       add_eval_command},
       {"sass", "static SASS check of a built kernel; with --ncu, which families executed", add_sass_command},
+      {"prompt", "render the exact system and user messages a model receives for a task", add_prompt_command},
       {"run", "run the multi-turn agent: model writes kernels, the pipeline evaluates, feedback goes back", add_run_command},
   };
   return table;

@@ -18,7 +18,7 @@ struct gpu_options {
   std::string sanitizer_tools = "memcheck";  ///< comma list; racecheck, synccheck, initcheck on request
   bool dynamic_check = true;            ///< runtime target-instruction count (Nsight Compute)
   double call_timeout_s = 30;           ///< one candidate call (the paper's per-workload limit)
-  double sanitize_timeout_s = 300;
+  double sanitize_timeout_s = 120;
   double profile_timeout_s = 600;
   uint64_t seed = 0;                    ///< 0 = derive from time; always recorded in the verdict
 };

@@ -81,7 +81,7 @@ void fill_build_summary(verdict& v, const build::build_result& b) {
 
 }  // namespace
 
-result<std::optional<build::build_result>> run_cpu_stages(const task& t, const target_info& target,
+result<std::optional<build::build_result>> run_cpu_stages(const task&, const target_info& target,
                                                           const solution& candidate, const pipeline_config& config,
                                                           verdict& v) {
   const bool gpu_mode = v.mode == "eval";

@@ -38,7 +38,8 @@ class SweepTest : public ::testing::Test {
   std::vector<std::string> argv(int trajectories, int turns, const std::vector<std::string>& extra = {}) {
     std::vector<std::string> a = {m_bin.string(), "run", "--model", "openai:scripted", "--base-url", m_server.base_url(),
                                   "--tasks", "gemm_n7168_k5120", "--trajectories", std::to_string(trajectories),
-                                  "--turns", std::to_string(turns), "--out", m_out.string(), "--evaluator", "fake", "-q"};
+                                  "--turns", std::to_string(turns), "--variants", "base", "--out", m_out.string(),
+                                  "--evaluator", "fake", "-q"};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
@@ -128,7 +129,7 @@ TEST_F(SweepTest, RetriesAreRecordedInTheTrajectory) {
   m_server.inject({scripted_fault::kind::drop_connection});
   auto r = launch(argv(1, 1), 60);
   ASSERT_TRUE(r.succeeded()) << describe_exit(r) << "\n" << r.err;
-  auto t = trajectory::load(m_out / "trajectories" / "gemm_n7168_k5120__h200__minimal__t0.json");
+  auto t = trajectory::load(m_out / "trajectories" / "gemm_n7168_k5120__h200__base__t0.json");
   ASSERT_TRUE(t) << t.err().message;
   const auto& attempts = t->json()["messages"][2]["extra"]["attempts"];
   ASSERT_EQ(attempts.size(), 3u);
@@ -151,11 +152,12 @@ TEST_F(SweepTest, ReplayModelRunsTheLoopWithoutAnyKey) {
                      feedback(1));
   ASSERT_TRUE(replay.save(m_out / "replay.json"));
   auto r = launch({m_bin.string(), "run", "--model", "replay:" + (m_out / "replay.json").string(), "--tasks",
-                   "gemm_n7168_k5120", "--trajectories", "1", "--out", (m_out / "run").string(), "--evaluator", "fake"},
+                   "gemm_n7168_k5120", "--trajectories", "1", "--variants", "builtin-minimal", "--out", (m_out / "run").string(),
+                   "--evaluator", "fake"},
                   60);
   ASSERT_TRUE(r.succeeded()) << describe_exit(r) << "\n" << r.err;
   EXPECT_NE(r.err.find("holds 2 replies; running 2 turns per trajectory"), std::string::npos) << r.err;
-  auto t = trajectory::load(m_out / "run" / "trajectories" / "gemm_n7168_k5120__h200__minimal__t0.json");
+  auto t = trajectory::load(m_out / "run" / "trajectories" / "gemm_n7168_k5120__h200__builtin-minimal__t0.json");
   ASSERT_TRUE(t) << t.err().message;
   EXPECT_EQ(t->exit_status(), "Submitted");
   const auto& last = t->json()["messages"][5]["extra"];
@@ -195,6 +197,10 @@ TEST(ReplayExample, TheShippedGemmReplayHasTwoReplies) {
   auto first = (*p)->complete({{}, 0, std::nullopt});
   ASSERT_TRUE(first.ok());
   EXPECT_NE(first.reply->content.find("```cuda"), std::string::npos);
+  auto second = (*p)->complete({{}, 1, std::nullopt});
+  ASSERT_TRUE(second.ok());
+  EXPECT_NE(second.reply->content.find("wgmma"), std::string::npos);
+  EXPECT_EQ(second.reply->content.find("PLACEHOLDER"), std::string::npos);
   EXPECT_EQ((*p)->complete({{}, 2, std::nullopt}).failure.kind, failure_kind::replay_exhausted);
 }
 

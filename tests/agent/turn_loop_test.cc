@@ -67,7 +67,7 @@ class TurnLoopTest : public ::testing::Test {
     trajectory_spec sp;
     sp.t = m_suite->find_task("gemm_n7168_k5120");
     sp.target = m_suite->find_target("h200");
-    sp.variant = "minimal";
+    sp.variant = k_builtin_variant;
     sp.turn_limit = turns;
     sp.file = m_dir / "t.json";
     sp.model_name = m_model.name;
@@ -293,7 +293,7 @@ TEST_F(TurnLoopTest, AFinishedTrajectoryIsNotRunAgainAndAMismatchIsRefused) {
   other.variant = "hopper-05";
   auto refused = run(other);
   EXPECT_EQ(refused.end, trajectory_end::setup_error);
-  EXPECT_NE(refused.message.find("variant is 'minimal' in the file but 'hopper-05' now"), std::string::npos)
+  EXPECT_NE(refused.message.find("variant is 'builtin-minimal' in the file but 'hopper-05' now"), std::string::npos)
       << refused.message;
   auto longer = run(spec(3, true));  // more turns than before: the trajectory is extended
   EXPECT_EQ(longer.end, trajectory_end::limits_exceeded);

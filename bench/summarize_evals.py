@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Summarises `ptxbench eval --out` JSON files: per candidate the status, target-instruction verdict,
+speedup and stage times, checked against examples/manifest.json where the file is listed there.
+
+  summarize_evals.py --manifest examples/manifest.json --out summary.json EVAL.json [EVAL.json ...]
+"""
+import argparse, json, os, statistics, sys
+
+
+def load(path):
+    with open(path) as f:
+        d = json.load(f)
+    return d if isinstance(d, list) else [d]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--manifest")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("evals", nargs="+")
+    a = ap.parse_args()
+    expected = {}
+    if a.manifest:
+        with open(a.manifest) as f:
+            for e in json.load(f)["examples"]:
+                expected[(os.path.basename(e["file"]), e["task"])] = e
+    rows, ok_all = [], True
+    for path in a.evals:
+        for v in load(path):
+            if "error" in v:
+                rows.append({"file": v.get("file"), "error": v["error"], "as_expected": False})
+                ok_all = False
+                continue
+            t = v.get("target_instructions", {})
+            timing = v.get("timing") or {}
+            exp = expected.get((os.path.basename(v["file"]), v["task"]))
+            row = {"file": v["file"], "task": v["task"], "status": v.get("status"), "outcome": v.get("outcome"),
+                   "target_verdict": t.get("verdict"), "target_correct": v.get("target_correct"),
+                   "speedup": timing.get("speedup"), "candidate_ms": (timing.get("candidate") or {}).get("median_ms"),
+                   "reference_ms": (timing.get("reference") or {}).get("median_ms"),
+                   "static_counts": t.get("static_counts"), "dynamic_counts": t.get("dynamic_counts"),
+                   "message": v.get("message"),
+                   "stage_seconds": {s["stage"]: round(s["seconds"], 3) for s in v.get("stages", [])}}
+            if exp:
+                row["expected_status"] = exp["expected_status"]
+                row["expected_target_verdict"] = exp["expected_target_verdict"]
+                row["as_expected"] = (row["status"] == exp["expected_status"] and
+                                      row["target_verdict"] == exp["expected_target_verdict"])
+                ok_all = ok_all and row["as_expected"]
+            rows.append(row)
+    out = {"rows": rows, "all_as_expected": ok_all}
+    speedups = [r["speedup"] for r in rows if r.get("speedup")]
+    by_file = {}
+    for r in rows:
+        if r.get("speedup"):
+            by_file.setdefault((r["file"], r["task"]), []).append(r["speedup"])
+    out["repeats"] = [{"file": f, "task": t, "n": len(s), "min": min(s), "max": max(s), "median": statistics.median(s),
+                       "spread_max_over_min_minus_1": max(s) / min(s) - 1}
+                      for (f, t), s in by_file.items() if len(s) > 1]
+    with open(a.out, "w") as f:
+        json.dump(out, f, indent=2)
+    print(f"{'file':42s} {'status':20s} {'target':15s} {'speedup':>8s}  expected")
+    for r in rows:
+        if "error" in r:
+            print(f"{str(r['file']):42s} ERROR {r['error'][:80]}")
+            continue
+        exp = f"{r.get('expected_status', '-')}/{r.get('expected_target_verdict', '-')}"
+        mark = "" if "as_expected" not in r else ("ok" if r["as_expected"] else "UNEXPECTED")
+        sp = f"{r['speedup']:.3f}" if r.get("speedup") else "-"
+        print(f"{os.path.basename(r['file']):42s} {str(r['status']):20s} {str(r['target_verdict']):15s} {sp:>8s}  {exp} {mark}")
+    for rep in out["repeats"]:
+        print(f"repeats of {os.path.basename(rep['file'])}: n={rep['n']} speedup min {rep['min']:.4f} max {rep['max']:.4f}"
+              f" spread {100 * rep['spread_max_over_min_minus_1']:.2f}%")
+    print("all as expected" if ok_all else "SOME RESULTS DIFFER FROM THE MANIFEST")
+
+
+if __name__ == "__main__":
+    main()
