@@ -9,6 +9,7 @@ namespace ptxbench::gpu::cudnn {
 
 std::string status_text(cudnnStatus_t status) {
   std::string text = cudnnGetErrorString(status);
+  if (status == CUDNN_STATUS_SUCCESS) return text;  // the last-error buffer may hold stale warnings
   // cudnnGetLastErrorString exists from cuDNN 9.0; it carries the reason (e.g. which check failed).
   std::array<char, 1024> last{};
   cudnnGetLastErrorString(last.data(), last.size());

@@ -47,7 +47,8 @@ class graph_builder {
   [[nodiscard]] const std::vector<int64_t>& strides(tensor_ref t) const { return m_tensors.at(t.index).strides; }
   [[nodiscard]] std::size_t operation_count() const { return m_ops.size(); }
 
-  /// Finalizes the OPERATIONGRAPH over all operations in the order they were added.
+  /// Finalizes the OPERATIONGRAPH over all operations in the order they were added (`handle` may be
+  /// null from cuDNN 9.8 on).
   descriptor finalize_graph(cudnnHandle_t handle) const;
 
  private:

@@ -14,30 +14,6 @@ struct heuristic_mode {
   const char* name;
 };
 
-// The engine configs the heuristics return for one mode (possibly none).
-std::vector<descriptor> engine_configs(const descriptor& op_graph, heuristic_mode mode) {
-  descriptor heur = descriptor::create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, "ENGINEHEUR");
-  heur.set_desc(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, op_graph, "ENGINEHEUR_OPERATION_GRAPH");
-  heur.set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode.mode, "ENGINEHEUR_MODE");
-  heur.finalize("engine heuristics");
-  int64_t count = 0;
-  PTXB_CUDNN_CALL(cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                           CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr));
-  std::vector<descriptor> configs;
-  std::vector<cudnnBackendDescriptor_t> raw;
-  for (int64_t i = 0; i < count; ++i) {
-    configs.push_back(descriptor::create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, "ENGINECFG"));
-    raw.push_back(configs.back().get());
-  }
-  int64_t returned = 0;
-  if (count > 0) {
-    PTXB_CUDNN_CALL(cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                             CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &returned, raw.data()));
-  }
-  configs.resize(static_cast<std::size_t>(std::clamp<int64_t>(returned, 0, count)));
-  return configs;
-}
-
 // Engine index and whether it compiles at run time; best effort (-1 / false when cuDNN won't say).
 void describe_engine(const descriptor& config, plan_candidate& out) {
   descriptor engine = descriptor::create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, "ENGINE");
@@ -76,12 +52,57 @@ std::string plan_json(const descriptor& plan) {
 
 }  // namespace
 
-std::string plan_candidate::label() const {
-  return fmt::format("engine {}{} (heuristics {}, workspace {} B)", engine_id, runtime_compiled ? " rtc" : "",
-                     heuristic, workspace_bytes);
+std::vector<descriptor> engine_configs(const descriptor& op_graph, cudnnBackendHeurMode_t mode,
+                                      const descriptor* device_properties) {
+  descriptor heur = descriptor::create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, "ENGINEHEUR");
+  heur.set_desc(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, op_graph, "ENGINEHEUR_OPERATION_GRAPH");
+  heur.set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode, "ENGINEHEUR_MODE");
+  if (device_properties != nullptr) {
+#if CUDNN_VERSION >= 90800
+    heur.set_desc(CUDNN_ATTR_ENGINEHEUR_DEVICEPROP, *device_properties, "ENGINEHEUR_DEVICEPROP");
+#else
+    throw cudnn_error(CUDNN_STATUS_NOT_SUPPORTED, "device properties need cuDNN >= 9.8 headers");
+#endif
+  }
+  heur.finalize("engine heuristics");
+  int64_t count = 0;
+  PTXB_CUDNN_CALL(cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                           CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr));
+  std::vector<descriptor> configs;
+  std::vector<cudnnBackendDescriptor_t> raw;
+  for (int64_t i = 0; i < count; ++i) {
+    configs.push_back(descriptor::create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, "ENGINECFG"));
+    raw.push_back(configs.back().get());
+  }
+  int64_t returned = 0;
+  if (count > 0) {
+    PTXB_CUDNN_CALL(cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                             CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &returned, raw.data()));
+  }
+  configs.resize(static_cast<std::size_t>(std::clamp<int64_t>(returned, 0, count)));
+  return configs;
 }
 
-plan_search find_plans(const descriptor& op_graph, int max_plans) {
+cudnnStatus_t finalize_plan(const descriptor& config, const char* heuristic, plan_candidate& out) {
+  out.heuristic = heuristic;
+  describe_engine(config, out);
+  out.plan = descriptor::create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, "EXECUTION_PLAN");
+  out.plan.set_desc(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, config, "EXECUTION_PLAN_ENGINE_CONFIG");
+  cudnnStatus_t status = out.plan.try_finalize();
+  if (status != CUDNN_STATUS_SUCCESS) return status;
+  int64_t n = 0;
+  cudnnBackendGetAttribute(out.plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n,
+                           &out.workspace_bytes);
+  out.json = plan_json(out.plan);
+  return status;
+}
+
+std::string plan_candidate::label() const {
+  return fmt::format("engine {}{} (heuristics {}, workspace {} B{}{})", engine_id, runtime_compiled ? " rtc" : "",
+                     heuristic, workspace_bytes, json.empty() ? "" : ", plan ", json);
+}
+
+plan_search find_plans(const descriptor& op_graph, int max_plans, const descriptor* device_properties) {
   plan_search search;
   std::set<std::string> seen_json;
   for (heuristic_mode mode : {heuristic_mode{CUDNN_HEUR_MODE_A, "A"}, heuristic_mode{CUDNN_HEUR_MODE_FALLBACK,
@@ -89,7 +110,7 @@ plan_search find_plans(const descriptor& op_graph, int max_plans) {
     if (!search.plans.empty()) break;
     std::vector<descriptor> configs;
     try {
-      configs = engine_configs(op_graph, mode);
+      configs = engine_configs(op_graph, mode.mode, device_properties);
     } catch (const cudnn_error& e) {
       search.rejected.push_back(fmt::format("heuristics {}: {}", mode.name, e.what()));
       continue;
@@ -97,26 +118,49 @@ plan_search find_plans(const descriptor& op_graph, int max_plans) {
     if (configs.empty()) search.rejected.push_back(fmt::format("heuristics {}: no engine configs", mode.name));
     for (std::size_t i = 0; i < configs.size() && static_cast<int>(search.plans.size()) < max_plans; ++i) {
       plan_candidate c;
-      c.heuristic = mode.name;
-      describe_engine(configs[i], c);
-      c.plan = descriptor::create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, "EXECUTION_PLAN");
-      c.plan.set_desc(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, configs[i], "EXECUTION_PLAN_ENGINE_CONFIG");
-      cudnnStatus_t status = c.plan.try_finalize();
-      if (status != CUDNN_STATUS_SUCCESS) {
+      if (cudnnStatus_t status = finalize_plan(configs[i], mode.name, c); status != CUDNN_STATUS_SUCCESS) {
         search.rejected.push_back(fmt::format("heuristics {} config {} (engine {}): {}", mode.name, i, c.engine_id,
                                               status_text(status)));
         continue;
       }
-      int64_t n = 0;
-      cudnnBackendGetAttribute(c.plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n,
-                               &c.workspace_bytes);
-      c.json = plan_json(c.plan);
       if (!c.json.empty() && !seen_json.insert(c.json).second) continue;  // same plan listed twice
       search.plans.push_back(std::move(c));
     }
   }
   return search;
 }
+
+#if CUDNN_VERSION >= 90800
+descriptor device_properties_from_json(const std::string& json) {
+  descriptor props = descriptor::create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR, "DEVICEPROP");
+  props.set(CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, static_cast<int64_t>(json.size()),
+            json.data(), "DEVICEPROP_JSON_REPRESENTATION");
+  props.finalize("device properties from JSON");
+  return props;
+}
+
+std::string device_properties_json(cudnnHandle_t handle, int device) {
+  descriptor props = descriptor::create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR, "DEVICEPROP");
+  props.set(CUDNN_ATTR_DEVICEPROP_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle, "DEVICEPROP_HANDLE");
+  props.set(CUDNN_ATTR_DEVICEPROP_DEVICE_ID, CUDNN_TYPE_INT32, 1, &device, "DEVICEPROP_DEVICE_ID");
+  props.finalize("device properties");
+  int64_t size = 0;
+  PTXB_CUDNN_CALL(cudnnBackendGetAttribute(props.get(), CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0,
+                                           &size, nullptr));
+  std::string json(static_cast<std::size_t>(std::max<int64_t>(size, 0)), '\0');
+  PTXB_CUDNN_CALL(cudnnBackendGetAttribute(props.get(), CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
+                                           size, &size, json.data()));
+  json.resize(std::char_traits<char>::length(json.c_str()));
+  return json;
+}
+#else
+descriptor device_properties_from_json(const std::string&) {
+  throw cudnn_error(CUDNN_STATUS_NOT_SUPPORTED, "device properties need cuDNN >= 9.8 headers");
+}
+std::string device_properties_json(cudnnHandle_t, int) {
+  throw cudnn_error(CUDNN_STATUS_NOT_SUPPORTED, "device properties need cuDNN >= 9.8 headers");
+}
+#endif
 
 descriptor make_variant_pack(const std::vector<int64_t>& uids, const std::vector<void*>& pointers, void* workspace) {
   descriptor pack = descriptor::create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, "VARIANT_PACK");

@@ -30,10 +30,30 @@ struct plan_search {
   std::vector<std::string> rejected;  ///< why each other config or mode gave no plan
 };
 
+/// The engine configs the heuristics rank for `mode` (possibly none); throws cudnn_error when the
+/// heuristics descriptor cannot be built. `device_properties`: see find_plans.
+std::vector<descriptor> engine_configs(const descriptor& op_graph, cudnnBackendHeurMode_t mode,
+                                      const descriptor* device_properties = nullptr);
+
+/// Tries to finalize an execution plan for `config` into `out` (engine id, notes, workspace, JSON);
+/// returns cuDNN's status (a failure is an answer here, not an error).
+cudnnStatus_t finalize_plan(const descriptor& config, const char* heuristic, plan_candidate& out);
+
 /// Asks the heuristics for engine configs (mode A; FALLBACK only when A yields no plan) and
 /// finalizes up to `max_plans` of them. Never throws for a config cuDNN rejects (it is listed in
 /// `rejected`); throws cudnn_error only when the heuristics descriptor itself cannot be built.
-plan_search find_plans(const descriptor& op_graph, int max_plans);
+/// `device_properties` (a DEVICEPROP descriptor, cuDNN >= 9.8) targets a GPU other than the
+/// current one, e.g. an H200 from a machine without a GPU.
+plan_search find_plans(const descriptor& op_graph, int max_plans, const descriptor* device_properties = nullptr);
+
+/// A finalized DEVICEPROP descriptor from cuDNN's JSON form of a GPU's properties (the form
+/// device_properties_json returns); throws cudnn_error when cuDNN rejects the JSON (it names the
+/// missing key) or predates 9.8.
+descriptor device_properties_from_json(const std::string& json);
+
+/// cuDNN's JSON form of the properties of `device` (for device-less plan checks elsewhere); throws
+/// cudnn_error on failure.
+std::string device_properties_json(cudnnHandle_t handle, int device);
 
 /// A VARIANT_PACK binding `uids[i]` to `pointers[i]`, plus the workspace; throws cudnn_error.
 descriptor make_variant_pack(const std::vector<int64_t>& uids, const std::vector<void*>& pointers, void* workspace);

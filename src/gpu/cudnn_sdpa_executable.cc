@@ -163,7 +163,9 @@ std::vector<sdpa_graph_kind> default_graph_kinds(sdpa_direction direction, bool 
     if (!causal && runtime.code >= 91301 && CUDNN_VERSION >= 91301) kinds.push_back(sdpa_graph_kind::unified_fwd);
     kinds.push_back(sdpa_graph_kind::composite_fwd);
   } else {
-    if (!causal && CUDNN_VERSION >= 91900) kinds.push_back(sdpa_graph_kind::unified_bwd);
+    // cuDNN 9.19 declares OPERATION_SDPA_BWD but rejects any graph holding it (OPERATIONGRAPH
+    // finalize: CUDNN_STATUS_BAD_PARAM, buildDAG); try it only on later libraries.
+    if (!causal && CUDNN_VERSION >= 91900 && runtime.code >= 92000) kinds.push_back(sdpa_graph_kind::unified_bwd);
     kinds.push_back(sdpa_graph_kind::composite_bwd);
   }
   return kinds;

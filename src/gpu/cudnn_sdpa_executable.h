@@ -29,7 +29,8 @@ struct sdpa_config {
 };
 
 /// The variants worth trying for a direction on this cuDNN: unified first where it can apply
-/// (forward, non-causal, cuDNN >= 9.13.1; backward, non-causal, 9.19 headers), then composite.
+/// (forward, non-causal, cuDNN >= 9.13.1; backward, non-causal, cuDNN >= 9.20 with 9.19+ headers,
+/// since 9.19 does not implement it), then composite. The build autotunes across all of them.
 std::vector<sdpa_graph_kind> default_graph_kinds(sdpa_direction direction, bool causal, version runtime);
 
 /// Checks the problem against what this baseline and the loaded cuDNN support; the error names the

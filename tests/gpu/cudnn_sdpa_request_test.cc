@@ -128,7 +128,10 @@ TEST(CudnnSdpaSupport, UnifiedVariantsOnlyWhereTheyCanApply) {
   EXPECT_EQ(default_graph_kinds(sdpa_direction::forward, false, version{91300}), kinds{sdpa_graph_kind::composite_fwd});
   EXPECT_EQ(default_graph_kinds(sdpa_direction::forward, false, version{91400}),
             (kinds{sdpa_graph_kind::unified_fwd, sdpa_graph_kind::composite_fwd}));
-  EXPECT_EQ(default_graph_kinds(sdpa_direction::backward, false, version{91900}).back(),
+  // cuDNN 9.19 does not implement the unified backward (its graphs fail to finalize).
+  EXPECT_EQ(default_graph_kinds(sdpa_direction::backward, false, version{91900}),
+            kinds{sdpa_graph_kind::composite_bwd});
+  EXPECT_EQ(default_graph_kinds(sdpa_direction::backward, false, version{92100}).back(),
             sdpa_graph_kind::composite_bwd);
 }
 
