@@ -13,6 +13,7 @@
 #include "gpu/attention_probe.h"
 #include "gpu/attention_reference.h"
 #include "gpu/cudnn_backend.h"
+#include "gpu/cudnn_plan.h"
 #include "gpu/cudnn_sdpa.h"
 #include "gpu/cudnn_sdpa_executable.h"
 #include "gpu/seeded_fill.h"
@@ -343,6 +344,14 @@ nlohmann::ordered_json environment_facts() {
                 {"sm", fmt::format("{}{}", prop.major, prop.minor)},
                 {"multiprocessors", prop.multiProcessorCount},
                 {"memory_bytes", prop.totalGlobalMem}};
+    // cuDNN's own JSON of this GPU: the fixture for device-less engine checks on CPU machines
+    // (tests/fixtures/cudnn/h200_device_properties.json).
+    try {
+      cudnn::handle h;
+      j["cudnn_device_properties_json"] = cudnn::device_properties_json(h.get(), device);
+    } catch (const std::exception& e) {
+      j["cudnn_device_properties_json"] = std::string("unavailable: ") + e.what();
+    }
   } else {
     j["gpu"] = nullptr;
   }

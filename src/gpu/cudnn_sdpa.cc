@@ -53,8 +53,10 @@ class executable_cache {
 };
 
 executable_cache& shared_cache() {
-  static executable_cache cache;
-  return cache;
+  // Never destroyed: tearing down cuDNN handles and device memory from a static destructor races
+  // the CUDA runtime's own teardown at process exit.
+  static auto* cache = new executable_cache();
+  return *cache;
 }
 
 class cudnn_sdpa_baseline final : public baseline {
