@@ -29,12 +29,17 @@ result<int64_t> axis(const baseline_request& request, const char* name) {
   return it->second;
 }
 
-status check_tensor(const std::string& where, const device_tensor& t, const tensor_expectation& want) {
+// `role` is "input" or "output"; the message is only formatted on failure (run() calls this too).
+status check_tensor(const std::string& kind, const char* role, std::size_t index, const device_tensor& t,
+                    const tensor_expectation& want) {
   if (t.type != want.type || t.shape != want.shape) {
-    return make_error(fmt::format("{} ({}): expected {} [{}], got {} [{}]", where, want.name, type_name(want.type),
-                                  fmt::join(want.shape, ", "), type_name(t.type), fmt::join(t.shape, ", ")));
+    return make_error(fmt::format("{}: {} {} ({}): expected {} [{}], got {} [{}]", kind, role, index, want.name,
+                                  type_name(want.type), fmt::join(want.shape, ", "), type_name(t.type),
+                                  fmt::join(t.shape, ", ")));
   }
-  if (t.data == nullptr) return make_error(fmt::format("{} ({}): null data pointer", where, want.name));
+  if (t.data == nullptr) {
+    return make_error(fmt::format("{}: {} {} ({}): null data pointer", kind, role, index, want.name));
+  }
   return ok();
 }
 
@@ -101,11 +106,11 @@ result<std::vector<void*>> checked_pointers(const std::string& kind, cudnn::sdpa
                                   want_out.size(), inputs.size(), outputs.size()));
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (status s = check_tensor(fmt::format("{}: input {}", kind, i), inputs[i], want_in[i]); !s) return s.err();
+    if (status s = check_tensor(kind, "input", i, inputs[i], want_in[i]); !s) return s.err();
     pointers.push_back(inputs[i].data);
   }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    if (status s = check_tensor(fmt::format("{}: output {}", kind, i), outputs[i], want_out[i]); !s) return s.err();
+    if (status s = check_tensor(kind, "output", i, outputs[i], want_out[i]); !s) return s.err();
     pointers.push_back(outputs[i].data);
   }
   return pointers;
