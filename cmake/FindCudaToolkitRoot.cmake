@@ -14,7 +14,7 @@ endif()
 
 if(CMAKE_CUDA_COMPILER)
   enable_language(CUDA)
-  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD 20)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
   # The harness kernels (input generation, comparison, L2 flush) are generic: native code for Hopper
   # and Blackwell plus PTX so a newer GPU can JIT them.

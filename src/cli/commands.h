@@ -24,5 +24,6 @@ const std::vector<command>& all_commands();
 
 void add_tasks_command(CLI::App& app, context& ctx);
 void add_check_command(CLI::App& app, context& ctx);
+void add_sass_command(CLI::App& app, context& ctx);
 
 }  // namespace ptxbench::cli

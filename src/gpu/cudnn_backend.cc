@@ -25,13 +25,6 @@ void check(cudnnStatus_t status, const char* what, const char* file, int line) {
   throw cudnn_error(status, fmt::format("{} failed ({}:{}): {}", what, file, line, status_text(status)));
 }
 
-void check_cuda(cudaError_t status, const char* what, const char* file, int line) {
-  if (status == cudaSuccess) return;
-  cudaGetLastError();  // clear a non-sticky error so later calls are not blamed for it
-  throw std::runtime_error(fmt::format("{} failed ({}:{}): {} ({})", what, file, line, cudaGetErrorName(status),
-                                       cudaGetErrorString(status)));
-}
-
 std::string version::str() const { return fmt::format("{}.{}.{}", major(), minor(), patch()); }
 
 version runtime_version() { return version{static_cast<int64_t>(cudnnGetVersion())}; }

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "gpu/cuda_check.h"  // PTXB_CUDA_CALL for the CUDA runtime calls next to the cuDNN ones
+
 namespace ptxbench::gpu::cudnn {
 
 /// A failed cuDNN call: what was called, the status name and cuDNN's own last-error text.
@@ -31,11 +33,7 @@ std::string status_text(cudnnStatus_t status);
 /// Throws cudnn_error naming `what` (and file:line) when status is not success.
 void check(cudnnStatus_t status, const char* what, const char* file, int line);
 
-/// Throws std::runtime_error naming `what` when a CUDA runtime call fails (and clears the error).
-void check_cuda(cudaError_t status, const char* what, const char* file, int line);
-
 #define PTXB_CUDNN_CALL(call) ::ptxbench::gpu::cudnn::check((call), #call, __FILE__, __LINE__)
-#define PTXB_CUDA_CALL(call) ::ptxbench::gpu::cudnn::check_cuda((call), #call, __FILE__, __LINE__)
 
 /// A cuDNN version as cudnnGetVersion() encodes it (major*10000 + minor*100 + patch for 9.x).
 struct version {
