@@ -3,7 +3,8 @@
 # S=4096, D=128; forward and backward, causal and not). Runs on the GPU host:
 #   - our probe (--baselines-only) with whatever libcudnn the loader finds (the system one), unless
 #     a probe JSON from a full run is given with --system-json;
-#   - our probe again with LD_LIBRARY_PATH at PyTorch's bundled libcudnn (site-packages/nvidia/cudnn/lib);
+#   - our probe again with LD_LIBRARY_PATH at PyTorch's NVIDIA wheels (site-packages/nvidia/*/lib,
+#     cuDNN's first: bench/torch_nvidia_libs.py), i.e. the libcudnn PyTorch itself uses;
 #   - bench/attention_torch.py: PyTorch's timings and the side-by-side JSON + verdict.
 #
 # usage: bench/attention_baseline_vs_torch.sh [--probe PATH] [--system-json PATH] [--out DIR]
@@ -27,14 +28,7 @@ python=${PYTHON:-python3}
 mkdir -p "$out"
 [ -x "$probe" ] || { echo "no probe binary at $probe (build ptxbench-attention-probe, or pass --probe)" >&2; exit 2; }
 
-torch_lib=$("$python" - <<'EOF'
-import importlib.util, os
-spec = importlib.util.find_spec("nvidia.cudnn")
-paths = list(spec.submodule_search_locations) if spec and spec.submodule_search_locations else []
-libs = [os.path.join(p, "lib") for p in paths if os.path.isdir(os.path.join(p, "lib"))]
-print(libs[0] if libs else "")
-EOF
-)
+torch_lib=$("$python" bench/torch_nvidia_libs.py 2>/dev/null || true)
 
 if [ -z "$system_json" ]; then
   system_json="$out/attention_probe_system.json"
@@ -43,7 +37,7 @@ if [ -z "$system_json" ]; then
 fi
 ours=(--ours "$system_json")
 if [ -n "$torch_lib" ]; then
-  echo "== our baselines, PyTorch's libcudnn ($torch_lib)"
+  echo "== our baselines, PyTorch's libcudnn (${torch_lib%%:*})"
   LD_LIBRARY_PATH="$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     timeout 300 "$probe" --baselines-only --json "$out/attention_probe_torchlib.json" || echo "(probe exit $?)"
   ours+=(--ours "$out/attention_probe_torchlib.json")

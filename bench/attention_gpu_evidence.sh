@@ -23,15 +23,7 @@ fi
 out="${OUT:-bench/results/h200}"
 mkdir -p "$out"
 
-torch_cudnn_lib() {
-  python3 - <<'EOF' 2>/dev/null
-import importlib.util, os
-spec = importlib.util.find_spec("nvidia.cudnn")
-paths = list(spec.submodule_search_locations) if spec and spec.submodule_search_locations else []
-libs = [os.path.join(p, "lib") for p in paths if os.path.isdir(os.path.join(p, "lib"))]
-print(libs[0] if libs else "")
-EOF
-}
+torch_cudnn_lib() { python3 bench/torch_nvidia_libs.py 2>/dev/null || true; }
 
 environment() {
   echo "=== GPU and libraries"
@@ -47,7 +39,7 @@ run_tests() {
   timeout 330 "$bin/ptxbench_gpu_attention_tests" --gtest_output="json:$out/attention_gpu_tests.json"
   local lib; lib=$(torch_cudnn_lib)
   if [ -n "$lib" ]; then
-    echo; echo "=== the 12 cuDNN-vs-reference combinations, PyTorch's libcudnn ($lib)"
+    echo; echo "=== the 12 cuDNN-vs-reference combinations, PyTorch's libcudnn (${lib%%:*})"
     LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 240 "$bin/ptxbench_gpu_attention_tests" \
       --gtest_filter='AllTwelve/*:CudnnGraphVariant*:Variants/*' \
       --gtest_output="json:$out/attention_gpu_tests_torchlib.json"

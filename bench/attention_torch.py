@@ -75,7 +75,7 @@ def read_ours(path):
             continue
         runs[rec["workload"]] = rec
     return {"file": path, "cudnn_runtime_version": env.get("cudnn_runtime_version"),
-            "cudnn_libraries_loaded": env.get("cudnn_libraries_loaded"), "records": runs}
+            "libraries_loaded": env.get("libraries_loaded"), "records": runs}
 
 
 def main():
@@ -99,7 +99,7 @@ def main():
         for run in ours:
             rec = run["records"].get(name)
             entry = {"probe_file": run["file"], "cudnn": run["cudnn_runtime_version"],
-                     "libraries": run["cudnn_libraries_loaded"]}
+                     "libraries": run["libraries_loaded"]}
             if rec and rec.get("median_ms") is not None:
                 entry.update(median_ms=rec["median_ms"], ratio_vs_torch=rec["median_ms"] / torch_ms,
                              numerics_pass=rec.get("numerics", {}).get("pass"), description=rec.get("description"))

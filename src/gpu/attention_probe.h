@@ -55,8 +55,9 @@ struct record {
 /// Runs everything `s` asks for on the current device; never throws (failures are records).
 std::vector<record> run_probe(const settings& s);
 
-/// The machine and library facts: cuDNN runtime/header versions and the libcudnn files actually
-/// loaded, CUDA runtime and driver versions, GPU name, SM version and count.
+/// The machine and library facts: cuDNN runtime/header versions, the cuDNN, NVRTC, cuBLAS and CUDA
+/// library files actually loaded, CUDA runtime and driver versions, GPU name, SM version and count,
+/// and cuDNN's device-property JSON of the GPU.
 nlohmann::ordered_json environment_facts();
 
 /// JSON for one record.

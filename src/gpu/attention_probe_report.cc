@@ -40,7 +40,10 @@ nlohmann::ordered_json environment_facts() {
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* data) {
         std::string name = info->dlpi_name != nullptr ? info->dlpi_name : "";
-        if (name.find("cudnn") != std::string::npos) static_cast<std::set<std::string>*>(data)->insert(name);
+        // cuDNN and what its engines load at run time (NVRTC for runtime-compiled kernels, cuBLASLt).
+        for (const char* lib : {"cudnn", "nvrtc", "cublas", "cudart", "libcuda."}) {
+          if (name.find(lib) != std::string::npos) static_cast<std::set<std::string>*>(data)->insert(name);
+        }
         return 0;
       },
       &libraries);
@@ -52,7 +55,7 @@ nlohmann::ordered_json environment_facts() {
   cudaGetLastError();
   nlohmann::ordered_json j{{"cudnn_runtime_version", cudnn::runtime_version().str()},
                            {"cudnn_header_version", cudnn::compiled_version().str()},
-                           {"cudnn_libraries_loaded", std::vector<std::string>(libraries.begin(), libraries.end())},
+                           {"libraries_loaded", std::vector<std::string>(libraries.begin(), libraries.end())},
                            {"cuda_runtime_version", runtime},
                            {"cuda_driver_version", driver}};
   if (have_device) {
