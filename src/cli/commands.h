@@ -24,5 +24,7 @@ const std::vector<command>& all_commands();
 
 void add_tasks_command(CLI::App& app, context& ctx);
 void add_check_command(CLI::App& app, context& ctx);
+void add_metrics_command(CLI::App& app, context& ctx);
+void add_report_command(CLI::App& app, context& ctx);
 
 }  // namespace ptxbench::cli

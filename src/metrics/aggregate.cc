@@ -101,13 +101,15 @@ std::vector<fast_p_point> compute_fast_p(std::span<const turn_record> turns, int
       double f = static_cast<double>(v.fast[i]) / static_cast<double>(v.n);
       double g = static_cast<double>(v.inst[i]) / static_cast<double>(v.n);
       pt.n_turns += v.n;
-      pt.fast += f / pt.n_variants;
-      pt.inst += g / pt.n_variants;
+      pt.fast += f;  // summed here, divided once below (keeps 0.75 exact)
+      pt.inst += g;
       pt.fast_min = std::min(pt.fast_min, f);
       pt.fast_max = std::max(pt.fast_max, f);
       pt.inst_min = std::min(pt.inst_min, g);
       pt.inst_max = std::max(pt.inst_max, g);
     }
+    pt.fast /= pt.n_variants;
+    pt.inst /= pt.n_variants;
     out.push_back(pt);
   }
   return out;
