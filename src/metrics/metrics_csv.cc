@@ -12,14 +12,6 @@ std::vector<std::string> key_header(std::vector<std::string> extra) {
   return h;
 }
 
-// One record per line: compact, yet a person can page through it.
-std::string records_json_text(const std::vector<turn_record>& records) {
-  auto j = records_to_json(records);
-  std::string out = "[\n";
-  for (std::size_t i = 0; i < j.size(); ++i) out += j[i].dump() + (i + 1 < j.size() ? ",\n" : "\n");
-  return out + "]\n";
-}
-
 void key_cells(csv_builder& csv, const group_key& k, int turn_limit) {
   csv.cell(k.model).cell(k.arch).cell(k.definition).cell(k.exp_dir).cell(turn_limit);
 }
@@ -74,7 +66,7 @@ status write_metrics_dir(const std::filesystem::path& out_dir, const std::vector
                          const metrics_tables& tables, const ordered_json& meta) {
   const std::pair<const char*, std::string> files[] = {
       {"turns.csv", records_to_csv(records)},
-      {"turns.json", records_json_text(records)},
+      {"turns.json", records_to_json_text(records)},
       {"turn_rates.csv", turn_rates_csv(tables.turn_rates)},
       {"trajectory_rates.csv", trajectory_rates_csv(tables.trajectory_rates)},
       {"best_speedup.csv", best_speedup_csv(tables.best_speedups)},

@@ -1,5 +1,9 @@
 #include "metrics/turn_record.h"
 
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "metrics/csv_reader.h"
 
 namespace ptxbench::metrics {
@@ -35,6 +39,49 @@ ordered_json optional_json(const std::optional<T>& v) {
 }
 
 ordered_json text_or_null(const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); }
+
+// Appends a JSON string literal. Inputs were checked as UTF-8 when read, so only quotes, backslashes
+// and control characters need escaping.
+void put_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    if (c == '"' || c == '\\') { out += '\\'; out += c; }
+    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<int>(c));
+    else out += c;
+  }
+  out += '"';
+}
+
+void put_key(std::string& out, std::string_view key) {
+  if (out.back() != '{') out += ',';
+  put_string(out, key);
+  out += ':';
+}
+
+void put_text(std::string& out, std::string_view key, std::string_view value, bool empty_is_null = false) {
+  put_key(out, key);
+  if (empty_is_null && value.empty()) out += "null";
+  else put_string(out, value);
+}
+
+template <typename T>
+void put_number(std::string& out, std::string_view key, const std::optional<T>& v) {
+  put_key(out, key);
+  if (v && std::isfinite(static_cast<double>(*v))) out += fmt::format("{}", *v);
+  else out += "null";
+}
+
+void put_counts(std::string& out, std::string_view key, const std::optional<eval::family_counts>& c) {
+  put_key(out, key);
+  if (!c) { out += "null"; return; }
+  out += '{';
+  for (const auto& [family, n] : *c) {
+    if (out.back() != '{') out += ',';
+    put_string(out, family);
+    out += fmt::format(":{}", n);
+  }
+  out += '}';
+}
 
 }  // namespace
 
@@ -88,6 +135,44 @@ ordered_json records_to_json(const std::vector<turn_record>& records) {
                    {"cost_usd", optional_json(r.cost_usd)}});
   }
   return out;
+}
+
+}  // namespace ptxbench::metrics
+
+namespace ptxbench::metrics {
+
+std::string records_to_json_text(const std::vector<turn_record>& records) {
+  std::string out = "[\n";
+  out.reserve(records.size() * 480);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    out += '{';
+    put_text(out, "model", r.model);
+    put_text(out, "target", r.target, true);
+    put_text(out, "arch", r.arch);
+    put_text(out, "definition", r.definition);
+    put_text(out, "exp_dir", r.exp_dir);
+    put_text(out, "variant", r.variant, true);
+    put_text(out, "trajectory", r.trajectory);
+    put_number(out, "turn", std::optional<int>(r.turn));
+    put_text(out, "label", label_name(r.label));
+    put_text(out, "source_label", r.source_label);
+    put_key(out, "correct");
+    out += r.correct() ? "true" : "false";
+    put_key(out, "target_correct");
+    out += r.target_correct ? "true" : "false";
+    put_number(out, "speedup", r.speedup);
+    put_text(out, "target_verdict", r.target_verdict, true);
+    put_text(out, "arch_tag", r.arch_tag, true);
+    put_counts(out, "static_counts", r.static_counts);
+    put_counts(out, "dynamic_counts", r.dynamic_counts);
+    put_number(out, "reasoning_tokens", r.reasoning_tokens);
+    put_number(out, "completion_tokens", r.completion_tokens);
+    put_number(out, "latency_s", r.latency_s);
+    put_number(out, "cost_usd", r.cost_usd);
+    out += i + 1 < records.size() ? "},\n" : "}\n";
+  }
+  return out + "]\n";
 }
 
 }  // namespace ptxbench::metrics

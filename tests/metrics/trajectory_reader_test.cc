@@ -1,5 +1,7 @@
 // Reading our trajectory files. The fixture run (tests/fixtures/trajectories/run_small) is hand-made:
 // 2 variants x 2 trajectories, turn limit 3, every label once or more, one infra-error retry.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "core/file_io.h"
@@ -184,6 +186,13 @@ TEST(MetricsTrajectory, RecordsExportAsCsvAndJson) {
   EXPECT_EQ(j[1]["static_counts"]["GMMA"], 24);
   EXPECT_TRUE(j[0]["speedup"].is_null());
   EXPECT_EQ(j[4]["label"], "infra_error");
+  // The fast text writer says exactly what the JSON object model says, even for awkward strings.
+  records[0].model = "a \"quoted\" \\ name\nwith\tcontrol \x01 and é";
+  auto text = records_to_json_text(records);
+  auto parsed = parse_json(text, "turns.json");
+  ASSERT_TRUE(parsed) << parsed.err().message;
+  EXPECT_EQ(*parsed, records_to_json(records));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 12 + 2);  // one record per line
 }
 
 }  // namespace
