@@ -53,7 +53,9 @@ class csv_table {
 /// Builds CSV text row by row; quotes a field only when it holds a comma, quote or line break.
 class csv_builder {
  public:
+  /// Starts the text with the header row.
   explicit csv_builder(std::vector<std::string> header);
+  /// Appends one field to the current row (each overload returns *this for chaining).
   csv_builder& cell(std::string_view text);
   csv_builder& cell(const char* text) { return cell(std::string_view(text)); }
   csv_builder& cell(const std::string& text) { return cell(std::string_view(text)); }

@@ -39,9 +39,14 @@ std::string short_dir(const std::string& exp_dir);
 /// The CSS color of a turn label (same in bars, strips and legends).
 std::string_view label_color(turn_label label);
 
+/// Returns the <section> with the Table-1 view (one HTML table per arch).
 std::string table1_section(const std::vector<turn_group>& groups, const report_options& opt);
+/// Returns the <section> with, per task, Fast_p and Fast^Inst_p curves and best-speedup-by-T curves.
 std::string curves_section(const std::vector<turn_group>& groups, const report_options& opt);
+/// Returns the <section> with one stacked bar chart of turn labels per turn index per (model, arch).
 std::string labels_section(const std::vector<turn_group>& groups);
+/// Returns the <section> with a turn strip per trajectory; cells link to the turn's texts when `runs`
+/// holds that trajectory.
 std::string strips_section(const std::vector<turn_group>& groups, const std::vector<run_data>& runs,
                            const report_options& opt);
 

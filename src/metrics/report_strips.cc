@@ -89,7 +89,7 @@ std::string strips_section(const std::vector<turn_group>& groups, const std::vec
                          linked ? " href=\"#" + anchor + "\"" : "", r.turn + 1);
         if (linked) details += turn_details(anchor, id, r, tr->texts[k], opt);
       }
-      h += "</td></tr>";
+      h += fmt::format("</td><td class=\"note\">{}</td></tr>", tr ? xml_escape(tr->exit_status) : "");
     }
     h += "</table>" + details + "</details>";
   }
