@@ -6,6 +6,9 @@ const std::vector<command>& all_commands() {
   static const std::vector<command> table = {
       {"tasks", "list the task suite, or show one task as the model sees it", add_tasks_command},
       {"check", "gate, build, link-gate and statically check a candidate kernel (no GPU needed)", add_check_command},
+      {"eval", "the whole pipeline on the local GPU: sanitize, correctness, timing, runtime instruction check",
+       add_eval_command},
+      {"sass", "static SASS check of a built kernel; with --ncu, which families executed", add_sass_command},
       {"metrics", "turn/trajectory correctness rates, best speedups and Fast_p from trajectories or upstream data",
        add_metrics_command},
       {"report", "one self-contained HTML report (tables, Fast_p and speedup curves, turn strips)", add_report_command},

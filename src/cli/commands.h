@@ -24,6 +24,8 @@ const std::vector<command>& all_commands();
 
 void add_tasks_command(CLI::App& app, context& ctx);
 void add_check_command(CLI::App& app, context& ctx);
+void add_eval_command(CLI::App& app, context& ctx);
+void add_sass_command(CLI::App& app, context& ctx);
 void add_metrics_command(CLI::App& app, context& ctx);
 void add_report_command(CLI::App& app, context& ctx);
 

@@ -3,6 +3,7 @@
 // pipeline that does it. Tests substitute a fake.
 
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 #include "eval/verdict.h"
@@ -23,6 +24,14 @@ class evaluator {
  public:
   virtual ~evaluator() = default;
   virtual result<verdict> evaluate(const eval_request& request) = 0;
+
+  /// Evaluates several candidates of one task; the pipeline shares one trusted harness (and one
+  /// baseline setup) between them. One result per request, in order.
+  virtual std::vector<result<verdict>> evaluate_batch(const std::vector<eval_request>& requests) {
+    std::vector<result<verdict>> out;
+    for (const auto& r : requests) out.push_back(evaluate(r));
+    return out;
+  }
 };
 
 }  // namespace ptxbench::eval

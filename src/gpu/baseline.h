@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -42,6 +43,7 @@ struct baseline_request {
   std::map<std::string, int64_t> axes;   ///< every axis of the task, resolved
   ordered_json options;                  ///< the task's baseline_options (e.g. {"causal": true})
   int device = 0;
+  std::filesystem::path cache_dir;       ///< where tuned choices are remembered (may be empty)
 };
 
 /// Builds a baseline for a task: creates handles and plans and autotunes on the sample buffers (whose

@@ -1,0 +1,110 @@
+#include "cli/candidate_command.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "cli/print_verdict.h"
+#include "core/file_io.h"
+#include "eval/pipeline.h"
+#include "suite/task.h"
+
+namespace ptxbench::cli {
+namespace fs = std::filesystem;
+namespace {
+
+// A candidate file is read whole; anything beyond this is refused before the gate even looks.
+constexpr std::size_t k_max_candidate_file = 16u << 20;
+
+result<solution> load_candidate(const std::string& file, const suite& s, const std::string& task_name,
+                                const std::string& target_name) {
+  auto text = read_text_file(file, k_max_candidate_file);
+  if (!text) return text.err();
+  if (fs::path(file).extension() == ".json") {
+    auto j = parse_json(*text, file);
+    if (!j) return j.err();
+    auto sol = solution_from_json(*j, file);
+    if (!sol) return sol.err();
+    if (!task_name.empty() && sol->definition != task_name)
+      return make_error(fmt::format("{}: solution is for '{}', not for --task {}", file, sol->definition, task_name));
+    if (sol->spec.language != "cuda" && sol->spec.language != "cpp")
+      return make_error(fmt::format("{}: language '{}' is not supported (cuda or cpp)", file, sol->spec.language));
+    return sol;
+  }
+  const task* t = s.find_task(task_name);
+  const target_info* target = s.find_target(target_name);
+  return eval::solution_for_kernel_file(fs::path(file).filename().string(), *text, *t, *target);
+}
+
+}  // namespace
+
+void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
+  cmd.add_option("kernels", opts.files, "candidate kernel .cu files or Solution .json files")->required();
+  cmd.add_option("--task", opts.task, "task name (see `ptxbench tasks`); optional for a Solution JSON");
+  cmd.add_option("--target", opts.target, "target GPU: h100, h200 or b200")->capture_default_str();
+  cmd.add_flag("--json", opts.json, "print the verdict as JSON (an array for several candidates)");
+  cmd.add_option("--out", opts.out, "also write the JSON verdict(s) to this file");
+  cmd.add_option("--compile-timeout", opts.compile_timeout_s, "seconds before nvcc is stopped")->capture_default_str();
+}
+
+exit_status run_candidates(const context& ctx, const candidate_options& opts, bool run_on_gpu) {
+  auto s = load_suite(ctx.suite_dir());
+  if (!s) return report_error(s.err().message, exit_status::usage);
+  std::vector<std::string> task_names, target_names;
+  for (const auto& t : s->tasks) task_names.push_back(t.name);
+  for (const auto& [name, t] : s->targets) target_names.push_back(name);
+  if (!s->find_target(opts.target))
+    return report_error(unknown_name_message("target", opts.target, target_names, "expected h100, h200 or b200"),
+                        exit_status::usage);
+  bool all_json = !opts.files.empty();
+  for (const auto& f : opts.files) all_json = all_json && fs::path(f).extension() == ".json";
+  if (opts.task.empty() && !all_json) return report_error("--task is required for a .cu kernel", exit_status::usage);
+  if (!opts.task.empty() && !s->find_task(opts.task))
+    return report_error(unknown_name_message("task", opts.task, task_names, "`ptxbench tasks` lists them"),
+                        exit_status::usage);
+
+  eval::pipeline_config config;
+  config.root = ctx.root;
+  config.cache_dir = ctx.cache_dir;
+  config.cuda_root = ctx.cuda_root;
+  config.compile_timeout_s = opts.compile_timeout_s;
+  config.gpu = opts.gpu;
+  auto evaluator = eval::make_pipeline_evaluator(config);
+
+  std::vector<eval::eval_request> requests;
+  for (const auto& file : opts.files) {
+    auto candidate = load_candidate(file, *s, opts.task, opts.target);
+    if (!candidate) return report_error(candidate.err().message, exit_status::usage);
+    std::string task_name = opts.task.empty() ? candidate->definition : opts.task;
+    requests.push_back({task_name, opts.target, *candidate, run_on_gpu});
+  }
+  auto verdicts = evaluator->evaluate_batch(requests);
+  ordered_json all = ordered_json::array();
+  exit_status worst = exit_status::ok;
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    const auto& file = opts.files[i];
+    auto& v = verdicts[i];
+    exit_status code;
+    if (!v) {
+      std::fprintf(stderr, "ptxbench: %s: %s\n", file.c_str(), v.err().message.c_str());
+      all.push_back({{"file", file}, {"error", v.err().message}});
+      code = exit_status::infra;
+    } else {
+      all.push_back(eval::to_json(*v));
+      all.back()["file"] = file;
+      if (!opts.json) std::fputs(verdict_text(*v, file, ctx.verbose).c_str(), stdout);
+      if (opts.files.size() > 1 && !opts.json) std::fputs("\n", stdout);
+      code = verdict_exit_status(*v);
+    }
+    if (worst != exit_status::infra && (code == exit_status::infra || to_int(code) > to_int(worst))) worst = code;
+    std::fflush(stdout);
+  }
+  ordered_json out = opts.files.size() == 1 ? all[0] : all;
+  if (opts.json) std::puts(out.dump(2).c_str());
+  if (!opts.out.empty())
+    if (auto st = write_file_atomic(opts.out, out.dump(2) + "\n"); !st) return report_error(st.err().message, exit_status::infra);
+  return worst;
+}
+
+}  // namespace ptxbench::cli

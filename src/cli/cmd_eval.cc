@@ -1,0 +1,36 @@
+// `ptxbench eval KERNEL.cu... --task NAME [--target h200]`: the whole pipeline on the local GPU —
+// gate → build → link gate → static SASS → sanitize → correctness → timing → dynamic check.
+#include "cli/candidate_command.h"
+#include "cli/commands.h"
+
+namespace ptxbench::cli {
+
+void add_eval_command(CLI::App& app, context& ctx) {
+  auto* cmd = app.add_subcommand("eval", "run the whole pipeline on the local GPU (several kernels share one harness)");
+  auto opts = std::make_shared<candidate_options>();
+  add_candidate_options(*cmd, *opts);
+  auto& g = opts->gpu;
+  auto no_sanitize = std::make_shared<bool>(false), no_dynamic = std::make_shared<bool>(false);
+  cmd->add_option("--device", g.device, "CUDA device ordinal")->capture_default_str();
+  cmd->add_option("--warmup", g.warmup, "untimed (reference, candidate) pairs before timing")->capture_default_str();
+  cmd->add_option("--iterations", g.iterations, "timed (reference, candidate) pairs")->capture_default_str();
+  cmd->add_option("--input-sets", g.input_sets, "rotating input sets (0: enough for 2x L2, at least 3)");
+  cmd->add_option("--rule", g.rule, "correctness rule: allclose (|d| <= atol + rtol*|ref|) or upstream_and "
+                                    "(fails only if |d| > atol and |d|/|ref| > rtol)")
+      ->check(CLI::IsMember({"allclose", "upstream_and"}))
+      ->capture_default_str();
+  cmd->add_flag("--no-sanitize", *no_sanitize, "skip the compute-sanitizer stage");
+  cmd->add_option("--sanitizer-tools", g.sanitizer_tools, "comma list of memcheck, racecheck, synccheck, initcheck")
+      ->capture_default_str();
+  cmd->add_flag("--no-dynamic-check", *no_dynamic, "skip the runtime target-instruction count (Nsight Compute)");
+  cmd->add_option("--call-timeout", g.call_timeout_s, "seconds one candidate call may take")->capture_default_str();
+  cmd->add_option("--seed", g.seed, "base seed for inputs (0: draw one; always recorded in the verdict)");
+  cmd->add_option("--harness", g.harness, "ptxbench-harness executable (default: beside ptxbench)");
+  cmd->callback([&ctx, opts, no_sanitize, no_dynamic]() {
+    opts->gpu.sanitize = !*no_sanitize;
+    opts->gpu.dynamic_check = !*no_dynamic;
+    ctx.exit = run_candidates(ctx, *opts, true);
+  });
+}
+
+}  // namespace ptxbench::cli

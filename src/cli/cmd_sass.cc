@@ -1,0 +1,148 @@
+// `ptxbench sass FILE [--target h200 | --families GMMA,TMA] [--ncu report.csv] [--json]`: the static
+// SASS check of a built artifact (or a saved cuobjdump/nvdisasm listing) and, given an Nsight Compute
+// CSV, which families executed with predicate-on threads. Exit 0 when a required family is present
+// (and executed, with --ncu), 4 when not, 3 when the disassembler is missing here, 2 on bad input.
+#include <cstdio>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "core/file_io.h"
+#include "sass/disassembler.h"
+#include "sass/ncu_report.h"
+#include "sass/static_check.h"
+#include "suite/task.h"
+
+namespace ptxbench::cli {
+namespace {
+
+struct sass_options {
+  std::string file, target = "h200", ncu;
+  std::vector<std::string> families;
+  bool json = false;
+};
+
+std::string counts_text(const sass::family_counts& c) {
+  std::string out;
+  for (const auto& [f, n] : c) out += fmt::format("{}{}={}", out.empty() ? "" : " ", f, n);
+  return out.empty() ? "-" : out;
+}
+
+bool is_elf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  return in.gcount() == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+}
+
+// The disassembly text: run cuobjdump on an ELF file, read anything else as a saved listing.
+result<std::string> sass_text(const context& ctx, const std::string& file, exit_status& code) {
+  code = exit_status::usage;
+  if (!is_elf(file)) return read_text_file(file, 256u << 20);
+  sass::disassembler_options o;
+  o.cuda_root = ctx.cuda_root;
+  auto d = sass::disassemble(file, o);
+  if (d.state == sass::disassembly_state::tool_missing) code = exit_status::infra;
+  if (d.state == sass::disassembly_state::tool_failed) code = exit_status::infra;
+  if (!d.ok())
+    return make_error(d.state == sass::disassembly_state::tool_missing ? d.message + "; deferred to the GPU host"
+                                                                       : d.message);
+  return std::move(d.text);
+}
+
+ordered_json static_json(const sass::static_check_result& r) {
+  ordered_json kernels = ordered_json::array();
+  for (const auto& k : r.kernels)
+    kernels.push_back({{"name", k.name}, {"demangled", k.demangled}, {"arch", k.arch},
+                       {"format", sass::format_name(k.format)}, {"instructions", k.instructions},
+                       {"families", k.families}});
+  return {{"required_families", r.required_families}, {"required_present", r.required_present},
+          {"total", r.total}, {"kernels", kernels}, {"reason", r.reason}};
+}
+
+ordered_json dynamic_json(const sass::ncu_profile& p) {
+  ordered_json kernels = ordered_json::array();
+  for (const auto& k : p.kernels)
+    kernels.push_back({{"id", k.id}, {"name", k.name}, {"family_pred_on", k.family_pred_on},
+                       {"family_inst_executed", k.family_inst_executed}});
+  return {{"format", sass::ncu_format_name(p.format)}, {"kernels", kernels}};
+}
+
+exit_status run_sass(const context& ctx, sass_options o) {
+  std::string arch;
+  if (o.families.empty()) {
+    auto s = load_suite(ctx.suite_dir());
+    if (!s) return report_error(s.err().message, exit_status::usage);
+    const target_info* t = s->find_target(o.target);
+    if (!t) {
+      std::vector<std::string> names;
+      for (const auto& [n, ti] : s->targets) names.push_back(n);
+      return report_error(unknown_name_message("target", o.target, names, "suite/targets.json lists them"),
+                          exit_status::usage);
+    }
+    o.families = t->required_families;
+    arch = t->arch;
+  }
+  exit_status code = exit_status::usage;
+  auto text = sass_text(ctx, o.file, code);
+  if (!text) return report_error(text.err().message, code);
+  auto fns = sass::parse_sass(*text);
+  if (!fns) return report_error(fns.err().with_context(o.file).message, exit_status::usage);
+  auto st = sass::static_check(*fns, {o.families, arch});
+  if (!st) return report_error(st.err().message, exit_status::usage);
+  bool ok = st->required_present;
+  std::optional<sass::ncu_profile> profile;
+  std::vector<std::string> ran;
+  if (!o.ncu.empty()) {
+    auto csv = read_text_file(o.ncu, 256u << 20);
+    if (!csv) return report_error(csv.err().message, exit_status::usage);
+    auto p = sass::parse_ncu_csv(*csv);
+    if (!p) return report_error(p.err().with_context(o.ncu).message, exit_status::usage);
+    profile = std::move(*p);
+    for (const auto& k : profile->kernels)
+      for (const auto& f : o.families)
+        if (k.executed(f)) ran.push_back(fmt::format("{} in {}", f, k.name));
+    ok = ok && !ran.empty();
+  }
+  if (o.json) {
+    ordered_json out = {{"file", o.file}, {"static", static_json(*st)}};
+    if (profile) out["dynamic"] = dynamic_json(*profile);
+    out["target_instructions_ok"] = ok;
+    std::puts(out.dump(2).c_str());
+    return ok ? exit_status::ok : exit_status::not_target_correct;
+  }
+  fmt::print("{:<48} {:<9} {:>6}  {}\n", "KERNEL (static SASS)", "FORMAT", "INSTR", "FAMILIES");
+  for (const auto& k : st->kernels)
+    fmt::print("{:<48} {:<9} {:>6}  {}\n", k.demangled, sass::format_name(k.format), k.instructions,
+               counts_text(k.families));
+  fmt::print("static: {}\n", st->reason);
+  if (profile) {
+    fmt::print("\n{:<48} {}\n", "KERNEL (ncu, predicate-on thread instructions)", "FAMILIES");
+    for (const auto& k : profile->kernels) fmt::print("{:<48} {}\n", k.name, counts_text(k.family_pred_on));
+    std::string wanted;
+    for (const auto& f : o.families) wanted += (wanted.empty() ? "" : " or ") + f;
+    std::string list;
+    for (const auto& r : ran) list += (list.empty() ? "" : "; ") + r;
+    fmt::print("dynamic: {}\n", ran.empty() ? "no " + wanted + " instruction executed with an active predicate"
+                                            : "executed " + list);
+  }
+  return ok ? exit_status::ok : exit_status::not_target_correct;
+}
+
+}  // namespace
+
+void add_sass_command(CLI::App& app, context& ctx) {
+  auto* cmd = app.add_subcommand("sass", "static SASS check of a built kernel; with --ncu, which families executed");
+  auto o = std::make_shared<sass_options>();
+  cmd->add_option("file", o->file, "a .so, .cubin or executable (run through cuobjdump -sass), or a saved "
+                                   "cuobjdump/nvdisasm listing")->required();
+  cmd->add_option("--target", o->target, "target whose required families and arch apply (default h200)");
+  cmd->add_option("--families", o->families, "required families instead of the target's, e.g. GMMA,TMA")
+      ->delimiter(',');
+  cmd->add_option("--ncu", o->ncu, "Nsight Compute CSV (per-opcode details or source page) of a run");
+  cmd->add_flag("--json", o->json, "machine-readable output");
+  cmd->callback([&ctx, o]() { ctx.exit = run_sass(ctx, *o); });
+}
+
+}  // namespace ptxbench::cli

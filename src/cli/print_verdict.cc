@@ -1,0 +1,74 @@
+#include "cli/print_verdict.h"
+
+#include <fmt/format.h>
+
+namespace ptxbench::cli {
+namespace {
+
+std::string counts_text(const std::optional<eval::family_counts>& c, const std::vector<std::string>& required) {
+  if (!c) return "n/a";
+  std::string out;
+  for (const auto& fam : required) {
+    auto it = c->find(fam);
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", fam, it == c->end() ? 0 : it->second);
+  }
+  return out;
+}
+
+std::string indent(const std::string& text, std::size_t max_lines) {
+  std::string out;
+  std::size_t start = 0, lines = 0;
+  while (start < text.size() && lines < max_lines) {
+    auto end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += "    " + text.substr(start, end - start) + "\n";
+    start = end + 1;
+    ++lines;
+  }
+  if (start < text.size()) out += "    ... (truncated; --json has the full text)\n";
+  return out;
+}
+
+}  // namespace
+
+std::string verdict_text(const eval::verdict& v, const std::string& candidate_name, bool verbose) {
+  std::string out = fmt::format("ptxbench {}: {} on {} ({}, {})\n", v.mode, candidate_name, v.task, v.target, v.arch);
+  for (const auto& s : v.stages)
+    out += fmt::format("  {:<14} {:<9} {:>7.2f}s  {}\n", eval::stage_name(s.id), eval::outcome_name(s.outcome), s.seconds,
+                       s.summary);
+  bool failed = !v.deciding_stage.empty() && v.outcome != "built" && v.outcome != "passed";
+  if (failed && !v.log.empty()) out += "\n" + indent(v.log, verbose ? 400 : 40);
+  if (verbose && !v.build.log.empty() && v.log != v.build.log) out += "\ncompiler log:\n" + indent(v.build.log, 200);
+  const auto& t = v.targets;
+  out += fmt::format("\ntarget instructions ({} on {}): {} — {}\n", fmt::join(t.required_families, " or "), t.arch,
+                     eval::target_verdict_name(t.verdict), t.reason.empty() ? "-" : t.reason);
+  if (t.static_counts || t.dynamic_counts)
+    out += fmt::format("  static SASS: {}   executed (thread instr.): {}\n", counts_text(t.static_counts, t.required_families),
+                       counts_text(t.dynamic_counts, t.required_families));
+  if (v.correctness)
+    out += fmt::format("correctness: max_abs_error={:.4g} max_rel_error={:.4g} ({} trial(s), {} atol=rtol={:g})\n",
+                       v.correctness->max_absolute_error, v.correctness->max_relative_error, v.correctness->trials,
+                       v.correctness->rule, v.correctness->atol);
+  if (v.timing)
+    out += fmt::format("timing: candidate {:.4f} ms, {} {:.4f} ms (medians), speedup {:.3f}x (median of {} per-pair "
+                       "ratios)\n",
+                       v.timing->candidate.median_ms, v.timing->reference_name, v.timing->reference.median_ms,
+                       v.timing->speedup, v.timing->iterations);
+  std::string status = v.status ? std::string(status_name(*v.status)) : "—";
+  out += fmt::format("verdict: {} [{}] {}\n", v.outcome.empty() ? "unknown" : v.outcome, status, v.message);
+  return out;
+}
+
+exit_status verdict_exit_status(const eval::verdict& v) {
+  if (v.outcome == "infra_error") return exit_status::infra;
+  if (v.mode == "check") {
+    if (v.outcome != "built") return exit_status::candidate_failed;
+    return v.targets.verdict == eval::target_verdict::absent_in_sass ? exit_status::not_target_correct
+                                                                      : exit_status::ok;
+  }
+  if (v.outcome == "built") return exit_status::not_target_correct;  // static-only target: nothing ran
+  if (!v.passed()) return exit_status::candidate_failed;
+  return v.target_correct() ? exit_status::ok : exit_status::not_target_correct;
+}
+
+}  // namespace ptxbench::cli

@@ -1,0 +1,169 @@
+#include "eval/gpu_stage.h"
+
+#include <unistd.h>
+
+#include <random>
+
+#include <fmt/format.h>
+
+#include "core/file_io.h"
+#include "core/process.h"
+#include "eval/harness_protocol.h"
+#include "eval/stage_timer.h"
+
+namespace ptxbench::eval {
+namespace fs = std::filesystem;
+namespace {
+
+fs::path self_dir() {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path(".") : p.parent_path();
+}
+
+uint64_t fresh_seed() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 20 ^ rd()) & ((uint64_t{1} << 48) - 1);
+}
+
+bool required_present(const verdict& v, const std::optional<family_counts>& counts) {
+  if (!counts) return false;
+  for (const auto& fam : v.targets.required_families) {
+    auto it = counts->find(fam);
+    if (it != counts->end() && it->second > 0) return true;
+  }
+  return false;
+}
+
+double harness_deadline_s(const gpu_options& o, const task& t, std::size_t candidates) {
+  double per = o.sanitize_timeout_s * 2 + o.call_timeout_s * (t.correctness_trials + 12) + o.profile_timeout_s * 1.5 +
+               (o.warmup + o.iterations) * std::min(o.call_timeout_s, 10.0) + 120;
+  return 600 + per * static_cast<double>(candidates);
+}
+
+}  // namespace
+
+void decide_target_verdict(verdict& v) {
+  auto& t = v.targets;
+  bool static_known = t.static_counts.has_value();
+  bool static_present = required_present(v, t.static_counts);
+  std::string families = fmt::format("{}", fmt::join(t.required_families, " or "));
+  if (static_known && !static_present) {
+    t.verdict = target_verdict::absent_in_sass;
+    if (t.reason.empty()) t.reason = fmt::format("no {} instruction in the built SASS", families);
+    return;
+  }
+  if (!v.passed()) {
+    t.verdict = target_verdict::deferred;
+    t.reason = fmt::format("not established: the runtime check runs only on correct kernels{}",
+                           static_known ? fmt::format(" ({} present in SASS)", families) : "");
+    return;
+  }
+  const stage_record* dyn = v.stage(stage_id::dynamic_check);
+  if (!dyn || dyn->outcome == stage_outcome::skipped) {
+    t.verdict = target_verdict::deferred;
+    t.reason = "the runtime check was not run";
+    return;
+  }
+  if (dyn->outcome == stage_outcome::error || !t.dynamic_counts) {
+    t.verdict = target_verdict::profile_error;
+    t.reason = dyn->summary;
+    return;
+  }
+  std::string ran;
+  for (const auto& fam : t.required_families) {
+    auto it = t.dynamic_counts->find(fam);
+    int64_t n = it == t.dynamic_counts->end() ? 0 : it->second;
+    if (n > 0) ran += fmt::format("{}{} ({} predicate-on thread instructions)", ran.empty() ? "" : ", ", fam, n);
+  }
+  if (!ran.empty()) {
+    t.verdict = target_verdict::executed;
+    t.reason = "executed on the workload: " + ran;
+  } else {
+    t.verdict = target_verdict::not_executed;
+    t.reason = fmt::format("{} present in SASS{} but never executed on the workload (0 predicate-on thread instructions)",
+                           families, static_known ? "" : " (presumably)");
+  }
+}
+
+status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_candidate>& cands,
+                      const pipeline_config& config) {
+  if (cands.empty()) return ok();
+  fs::path harness = config.gpu.harness.empty() ? self_dir() / "ptxbench-harness" : config.gpu.harness;
+  fs::path runner = harness.parent_path() / "ptxbench-runner";
+  if (!fs::exists(harness))
+    return make_error(fmt::format("{} not found: this build has no GPU harness (build with the CUDA toolkit)",
+                                  harness.string()));
+  harness_job job;
+  job.task_name = t.name;
+  job.def = t.def;
+  job.wl = t.wl;
+  job.baseline = t.baseline;
+  job.baseline_options = t.baseline_options;
+  job.tol = t.tol;
+  job.correctness_trials = t.correctness_trials;
+  job.options = config.gpu;
+  job.runner = runner;
+  job.cuda_root = config.cuda_root;
+  job.cache_dir = config.cache_dir;
+  job.seed = config.gpu.seed ? config.gpu.seed : fresh_seed();
+  std::random_device rd;
+  job.work_dir = config.cache_dir / "runs" / fmt::format("{}-{}-{:x}", t.name, utc_timestamp(), rd());
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    job_candidate jc;
+    jc.id = std::to_string(i);
+    jc.shared_object = cands[i].built->shared_object;
+    jc.symbol = cands[i].symbol;
+    jc.required_families = target.required_families;
+    jc.static_known = cands[i].v->targets.static_counts.has_value();
+    jc.static_present = required_present(*cands[i].v, cands[i].v->targets.static_counts);
+    job.candidates.push_back(jc);
+  }
+  fs::path job_file = job.work_dir / "job.json", result_file = job.work_dir / "result.json";
+  if (auto st = write_file_atomic(job_file, to_json(job).dump(2)); !st) return st.err();
+  double deadline = harness_deadline_s(config.gpu, t, cands.size());
+  auto run = run_process({.argv = {harness.string(), "--job", job_file.string(), "--result", result_file.string()},
+                          .timeout_s = deadline, .max_output_bytes = 1u << 20, .merge_stderr = true});
+  auto text = read_text_file(result_file, 256u << 20);
+  if (!text)
+    return make_error(fmt::format("the GPU harness {} and wrote no result: {}", describe_exit(run, deadline),
+                                  run.out.substr(0, 2000)));
+  auto doc = parse_json(*text, result_file.string());
+  if (!doc) return doc.err();
+  if (doc->contains("error") && !(*doc)["error"].get<std::string>().empty())
+    return make_error((*doc)["error"].get<std::string>());
+  ordered_json env = doc->value("environment", ordered_json::object());
+  env["harness_work_dir"] = job.work_dir.string();
+  env["seed"] = job.seed;
+  const auto& results = (*doc)["candidates"];
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    verdict& v = *cands[i].v;
+    v.environment = env;
+    if (i >= results.size()) {
+      v.outcome = "infra_error";
+      v.message = fmt::format("the GPU harness {} before finishing this candidate", describe_exit(run, deadline));
+      continue;
+    }
+    auto c = candidate_outcome_from_json(results[i]);
+    if (!c) return c.err();
+    for (auto& s : c->stages) v.stages.push_back(s);
+    v.status = c->status;
+    v.outcome = c->outcome;
+    v.deciding_stage = c->deciding_stage;
+    v.message = c->message;
+    if (!c->log.empty()) v.log = c->log;
+    v.correctness = c->correctness;
+    v.timing = c->timing;
+    v.targets.dynamic_counts = c->dynamic_counts;
+    v.targets.dynamic_per_kernel = c->dynamic_per_kernel;
+    v.targets.dynamic_method = c->dynamic_method;
+    if (!v.deciding_stage.empty())
+      for (int s = static_cast<int>(*parse_stage(v.deciding_stage)) + 1; s <= static_cast<int>(stage_id::dynamic_check); ++s)
+        if (!v.stage(static_cast<stage_id>(s)))
+          v.stages.push_back({static_cast<stage_id>(s), stage_outcome::skipped, 0, "not run: an earlier stage decided", nullptr});
+    decide_target_verdict(v);
+  }
+  return ok();
+}
+
+}  // namespace ptxbench::eval

@@ -1,0 +1,46 @@
+#pragma once
+// The evaluation pipeline as a short list of stage calls:
+//   source_gate → build → link_gate → static_sass → (on a GPU) sanitize → correctness → timing →
+//   dynamic_check → verdict.
+// Short-circuit policy, in one place: nothing runs after a failed gate or build; the GPU stages run
+// only in eval mode; timing and the dynamic check only after correctness passed.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "build/build_stage.h"
+#include "build/source_gate.h"
+#include "core/result.h"
+#include "eval/evaluator.h"
+#include "eval/gpu_options.h"
+#include "suite/task.h"
+
+namespace ptxbench::eval {
+
+struct pipeline_config {
+  std::filesystem::path root;       ///< holds suite/, include/, packs/
+  std::filesystem::path cache_dir;  ///< build cache
+  std::filesystem::path cuda_root;  ///< CUDA toolkit (nvcc, cuobjdump)
+  build::source_gate_config gate;
+  double compile_timeout_s = 180;
+  gpu_options gpu;                  ///< the GPU stages' settings (eval mode)
+};
+
+/// Runs the CPU stages (gate, build, link gate, static SASS) for one candidate and fills `v`.
+/// Returns the build result when the candidate was built (the GPU stages need its artifact), or
+/// nullopt when a stage stopped the pipeline (v then holds the deciding stage). An error means a
+/// stage could not run at all (infrastructure).
+result<std::optional<build::build_result>> run_cpu_stages(const task& t, const target_info& target,
+                                                          const solution& candidate, const pipeline_config& config,
+                                                          verdict& v);
+
+/// Wraps a single kernel file as a Solution for a task (entry point "<file>::run", DPS).
+solution solution_for_kernel_file(const std::string& file_name, const std::string& content, const task& t,
+                                  const target_info& target);
+
+/// The evaluator the CLI and the agent use: loads the suite once and runs the pipeline; in eval
+/// mode the GPU stages run through the trusted harness process (see gpu_stage.h).
+std::unique_ptr<evaluator> make_pipeline_evaluator(const pipeline_config& config);
+
+}  // namespace ptxbench::eval

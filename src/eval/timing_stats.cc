@@ -1,0 +1,59 @@
+#include "eval/timing_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace ptxbench::eval {
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double pos = q * static_cast<double>(v.size() - 1);
+  auto lo = static_cast<std::size_t>(std::floor(pos));
+  auto hi = std::min(lo + 1, v.size() - 1);
+  double frac = pos - static_cast<double>(lo);
+  return v[lo] + (v[hi] - v[lo]) * frac;
+}
+
+latency_stats summarize(const std::vector<double>& values) {
+  latency_stats s;
+  s.samples = static_cast<int>(values.size());
+  if (values.empty()) return s;
+  s.median_ms = quantile(values, 0.5);
+  s.p10_ms = quantile(values, 0.1);
+  s.p90_ms = quantile(values, 0.9);
+  s.mean_ms = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+  double var = 0;
+  for (double x : values) var += (x - s.mean_ms) * (x - s.mean_ms);
+  var = values.size() > 1 ? var / static_cast<double>(values.size() - 1) : 0;
+  s.cv = s.mean_ms > 0 ? std::sqrt(var) / s.mean_ms : 0;
+  return s;
+}
+
+wallclock_calibration calibrate(const std::vector<double>& noop) {
+  wallclock_calibration c;
+  if (noop.empty()) return {0, 0.1};
+  c.overhead_ms = quantile(noop, 0.5);
+  c.allowance_ms = std::max(0.1, 3 * (quantile(noop, 0.9) - c.overhead_ms));
+  return c;
+}
+
+candidate_timing decide_candidate_latency(const std::vector<timed_pair>& pairs, const wallclock_calibration& cal) {
+  candidate_timing out;
+  for (const auto& p : pairs) {
+    double bound = std::max(0.0, p.candidate_wall_ms - cal.overhead_ms);
+    double used = p.candidate_span_ms;
+    if (used <= 0) {
+      used = bound;
+    } else if (bound > used + cal.allowance_ms) {
+      used = bound;
+      ++out.disagreements;
+    }
+    out.used_ms.push_back(used);
+    out.ratios.push_back(used > 0 ? p.reference_ms / used : 0);
+  }
+  return out;
+}
+
+}  // namespace ptxbench::eval

@@ -1,0 +1,42 @@
+#pragma once
+// GPU spans from CUPTI activity records: every kernel, memcpy and memset this process put on the
+// GPU, on any stream, between two CUPTI timestamps. Used by the harness (reference calls) and by
+// the candidate runner (candidate calls). CUPTI's buffer callbacks are process-wide C callbacks, so
+// there is at most one tracer per process.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace ptxbench::gpu {
+
+struct gpu_span {
+  uint64_t start_ns = 0, end_ns = 0;  ///< first start, last end (CUPTI clock)
+  int records = 0;                    ///< kernels + copies + memsets in the window
+  std::vector<std::string> kernels;   ///< kernel names, in start order
+  [[nodiscard]] double ms() const { return records ? (end_ns - start_ns) * 1e-6 : 0.0; }
+};
+
+class activity_tracer {
+ public:
+  /// Enables CONCURRENT_KERNEL, MEMCPY and MEMSET activity records for this process. Fails (with
+  /// CUPTI's message) when CUPTI is unavailable; callers then fall back to CUDA events.
+  static result<std::unique_ptr<activity_tracer>> start();
+  ~activity_tracer();
+  activity_tracer(const activity_tracer&) = delete;
+  activity_tracer& operator=(const activity_tracer&) = delete;
+
+  /// The CUPTI timestamp now (same clock as the records).
+  uint64_t now() const;
+  /// Flushes CUPTI's buffers and returns the span of the records that started at or after t0 and
+  /// ended at or before t1; older records are discarded.
+  gpu_span collect(uint64_t t0, uint64_t t1);
+
+ private:
+  activity_tracer() = default;
+};
+
+}  // namespace ptxbench::gpu

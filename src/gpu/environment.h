@@ -1,0 +1,16 @@
+#pragma once
+// What a result depends on besides the candidate: the GPU, its clocks, the driver and every library
+// version. Recorded in every verdict so a number can be reproduced or explained.
+
+#include "core/json_check.h"
+
+namespace ptxbench::gpu {
+
+/// GPU name, compute capability, SM count, L2 and memory sizes, driver, CUDA runtime, cuBLASLt,
+/// cuDNN (when linked), CUPTI versions, and the nvidia-smi clock/power/temperature reading.
+ordered_json collect_environment(int device);
+
+/// One nvidia-smi reading: {"sm_mhz", "max_sm_mhz", "power_w", "temperature_c"} (empty on failure).
+ordered_json read_clocks(int device);
+
+}  // namespace ptxbench::gpu

@@ -1,0 +1,29 @@
+#pragma once
+// Small text helpers shared by the tool-output parsers (SASS, Nsight Compute, compute-sanitizer).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxbench::sass {
+
+/// Returns s without leading and trailing spaces, tabs, CR and LF.
+std::string_view trim(std::string_view s);
+
+/// Splits text into lines on '\n', dropping a trailing '\r' from each; a final newline adds no line.
+std::vector<std::string_view> split_lines(std::string_view text);
+
+/// True when s starts with prefix.
+bool starts_with(std::string_view s, std::string_view prefix);
+
+/// Parses a non-negative integer that may carry thousands separators ("11,776"). Returns nullopt for
+/// anything else (empty, sign, decimal point, stray characters, overflow).
+std::optional<int64_t> parse_count(std::string_view s);
+
+/// Splits one CSV line into fields: fields may be quoted ("a,b"), a doubled quote inside a quoted
+/// field is one quote. Returns nullopt when a quote is left open.
+std::optional<std::vector<std::string>> split_csv_line(std::string_view line);
+
+}  // namespace ptxbench::sass

@@ -1,0 +1,17 @@
+#pragma once
+// Runs the real ptxbench binary as a black box, with a private build cache.
+
+#include <string>
+#include <vector>
+
+#include "core/process.h"
+
+namespace ptxbench::testing {
+
+/// Runs build/bin/ptxbench with args; PTXBENCH_CACHE points at a per-process temp cache.
+process_result run_cli(const std::vector<std::string>& args, double timeout_s = 300);
+
+/// True when stderr is exactly one line (a clear error, no stack trace).
+bool one_line(const std::string& text);
+
+}  // namespace ptxbench::testing
