@@ -27,5 +27,7 @@ void add_check_command(CLI::App& app, context& ctx);
 void add_eval_command(CLI::App& app, context& ctx);
 void add_sass_command(CLI::App& app, context& ctx);
 void add_prompt_command(CLI::App& app, context& ctx);
+void add_metrics_command(CLI::App& app, context& ctx);
+void add_report_command(CLI::App& app, context& ctx);
 
 }  // namespace ptxbench::cli
