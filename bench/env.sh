@@ -12,3 +12,11 @@ for d in "$CUDA_HOME/lib64" "$CUDA_HOME/extras/CUPTI/lib64" "$CUDA_HOME/targets/
   [ -d "$d" ] && LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
 done
 export LD_LIBRARY_PATH
+# Prefer the cuDNN inside PyTorch's wheel (9.19 on the H200 image; the system has 9.14), so our
+# baselines and PyTorch's use the same library. PTXBENCH_CUDNN_DIR=system keeps the loader's default.
+if [ "${PTXBENCH_CUDNN_DIR:-}" != "system" ]; then
+  if [ -z "${PTXBENCH_CUDNN_DIR:-}" ] && command -v python3 >/dev/null 2>&1; then
+    PTXBENCH_CUDNN_DIR=$(python3 -c 'import os, nvidia.cudnn as c; print(os.path.join(list(c.__path__)[0], "lib"))' 2>/dev/null || true)
+  fi
+  [ -n "${PTXBENCH_CUDNN_DIR:-}" ] && [ -d "$PTXBENCH_CUDNN_DIR" ] && export LD_LIBRARY_PATH="$PTXBENCH_CUDNN_DIR:$LD_LIBRARY_PATH"
+fi

@@ -11,7 +11,7 @@ source "$(dirname "$0")/env.sh"
 cd "$ROOT"
 E=examples/gemm
 echo "== 1. examples"
-time "$BIN/ptxbench" eval $E/plain_tiled.cu $E/wgmma.cu $E/wgmma_tma_pipelined.cu $E/wgmma_dead_branch.cu \
+time timeout 330 "$BIN/ptxbench" eval $E/plain_tiled.cu $E/wgmma.cu $E/wgmma_tma_pipelined.cu $E/wgmma_tma_pack.cu $E/wgmma_dead_branch.cu \
   $E/wrong_result.cu $E/out_of_bounds.cu $E/hang.cu $E/host_segfault.cu $E/wgmma.cu \
   --task gemm_n7168_k5120 --target h200 --sanitize-timeout 60 --call-timeout 20 --out "$OUT/gemm_examples.json" > "$OUT/gemm_examples.txt" 2>&1
 echo "exit $?"

@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libcurl4-openssl-dev libssl-dev libpcre2-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev
+  chromium  # headless browser for the report test (ctest -L browser); it skips without it
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -134,6 +134,17 @@ __device__ __forceinline__ void acc_to_a(uint32_t (&a)[KC][4], const float (&acc
     }
 }
 
+// dS is a difference of nearly equal terms where few keys are visible (the first rows under a causal
+// mask), so rounding it to bf16 once can move dQ and dK past the 1e-2 tolerance. A second MMA on the
+// bf16 rounding residual keeps the product accurate to about 16 bits: acc becomes acc - bf16(acc).
+template <int N>
+__device__ __forceinline__ void keep_bf16_residual(float (&acc)[N][4]) {
+#pragma unroll
+  for (int j = 0; j < N; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) acc[j][e] -= __bfloat162float(__float2bfloat16(acc[j][e]));
+}
+
 // Delta[row] = sum_d dO[row, d] * O[row, d], one warp per row.
 __global__ void __launch_bounds__(256) bwd_delta_kernel(const bf16* __restrict__ O, const bf16* __restrict__ dO,
                                                         float* __restrict__ delta, int64_t rows) {
@@ -223,6 +234,9 @@ __global__ void __launch_bounds__(kThreads) bwd_dkdv_kernel(const bf16* __restri
       }
     acc_to_a<kQueriesPerStep / 16>(a, dpt);
     warp_gemm_kn<kQueriesPerStep / 16>(dk, a, sQ, 0, lane);  // dK += dS^T Q
+    keep_bf16_residual<kQueriesPerStep / 8>(dpt);
+    acc_to_a<kQueriesPerStep / 16>(a, dpt);
+    warp_gemm_kn<kQueriesPerStep / 16>(dk, a, sQ, 0, lane);  // ... + (dS^T - bf16(dS^T)) Q
   }
 
 #pragma unroll
@@ -302,6 +316,9 @@ __global__ void __launch_bounds__(kThreads) bwd_dq_kernel(const bf16* __restrict
     uint32_t a[kKeysPerStep / 16][4];
     acc_to_a<kKeysPerStep / 16>(a, dp);
     warp_gemm_kn<kKeysPerStep / 16>(dq, a, sK, 0, lane);  // dQ += dS K
+    keep_bf16_residual<kKeysPerStep / 8>(dp);
+    acc_to_a<kKeysPerStep / 16>(a, dp);
+    warp_gemm_kn<kKeysPerStep / 16>(dq, a, sK, 0, lane);  // ... + (dS - bf16(dS)) K
   }
 
 #pragma unroll

@@ -11,6 +11,9 @@ const std::vector<command>& all_commands() {
       {"sass", "static SASS check of a built kernel; with --ncu, which families executed", add_sass_command},
       {"prompt", "render the exact system and user messages a model receives for a task", add_prompt_command},
       {"run", "run the multi-turn agent: model writes kernels, the pipeline evaluates, feedback goes back", add_run_command},
+      {"metrics", "turn/trajectory correctness rates, best speedups and Fast_p from trajectories or upstream data",
+       add_metrics_command},
+      {"report", "one self-contained HTML report (tables, Fast_p and speedup curves, turn strips)", add_report_command},
   };
   return table;
 }

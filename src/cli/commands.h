@@ -28,5 +28,7 @@ void add_eval_command(CLI::App& app, context& ctx);
 void add_sass_command(CLI::App& app, context& ctx);
 void add_prompt_command(CLI::App& app, context& ctx);
 void add_run_command(CLI::App& app, context& ctx);
+void add_metrics_command(CLI::App& app, context& ctx);
+void add_report_command(CLI::App& app, context& ctx);
 
 }  // namespace ptxbench::cli

@@ -95,7 +95,8 @@ template <>
 __device__ float to_float<__half>(__half v) { return __half2float(v); }
 
 struct compare_accum {
-  unsigned long long worst;      // (diff bits << 32) | (0xFFFFFFFF - index): max diff, then lowest index
+  unsigned long long worst;      // (badness bits << 32) | (0xFFFFFFFF - index): most out of tolerance, then lowest index
+  unsigned long long max_abs;    // float bits of the largest |out - ref|
   unsigned long long max_rel;    // float bits of the largest relative error
   unsigned long long mismatches;
   unsigned long long nonfinite;
@@ -104,7 +105,7 @@ struct compare_accum {
 template <typename T>
 __global__ void compare_kernel(const T* out, const T* ref, int64_t n, float atol, float rtol, int rule,
                                compare_accum* acc) {
-  unsigned long long worst = 0, max_rel = 0, mism = 0, nonfin = 0;
+  unsigned long long worst = 0, max_abs = 0, max_rel = 0, mism = 0, nonfin = 0;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     float o = to_float(out[i]), r = to_float(ref[i]);
     float diff = fabsf(o - r);
@@ -122,13 +123,20 @@ __global__ void compare_kernel(const T* out, const T* ref, int64_t n, float atol
       bad = diff > atol && rel > rtol;
     }
     if (bad) ++mism;
-    unsigned long long key = (static_cast<unsigned long long>(__float_as_uint(diff)) << 32) |
+    // How far out of tolerance (> 1 fails): the element a person should look at first.
+    float badness = !finite ? INFINITY
+                    : rule == 0 ? diff / (atol + rtol * fabsf(r))
+                                : fminf(diff / fmaxf(atol, 1e-30f), rel / fmaxf(rtol, 1e-30f));
+    unsigned long long key = (static_cast<unsigned long long>(__float_as_uint(badness)) << 32) |
                              (0xFFFFFFFFull - static_cast<unsigned long long>(i & 0xFFFFFFFF));
     if (key > worst) worst = key;
+    unsigned long long ab = __float_as_uint(diff);
+    if (ab > max_abs) max_abs = ab;
     unsigned long long rb = __float_as_uint(rel);
     if (rb > max_rel) max_rel = rb;
   }
   atomicMax(&acc->worst, worst);
+  atomicMax(&acc->max_abs, max_abs);
   atomicMax(&acc->max_rel, max_rel);
   if (mism) atomicAdd(&acc->mismatches, mism);
   if (nonfin) atomicAdd(&acc->nonfinite, nonfin);
@@ -221,7 +229,7 @@ compare_stats compare(const void* out, const void* ref, dtype type, int64_t n, d
   PTXB_CUDA_CALL(cudaFreeAsync(d, s));
   PTXB_CUDA_CALL(cudaStreamSynchronize(s));
   compare_stats st;
-  uint32_t diff_bits = static_cast<uint32_t>(host.worst >> 32);
+  uint32_t diff_bits = static_cast<uint32_t>(host.max_abs);
   float diff;
   std::memcpy(&diff, &diff_bits, sizeof diff);
   uint32_t rel_bits = static_cast<uint32_t>(host.max_rel);

@@ -42,7 +42,7 @@ struct compare_stats {
   double max_relative_error = 0;  ///< |out − ref| / (|ref| + 1e-8)
   int64_t mismatches = 0;
   int64_t nonfinite = 0;
-  int64_t worst_index = -1;       ///< flat index of the largest |out − ref| (non-finite counts as largest)
+  int64_t worst_index = -1;       ///< flat index of the element most out of tolerance (|d| / tol; NaN/Inf first)
   double worst_value = 0, worst_expected = 0;
 };
 

@@ -106,7 +106,12 @@ harness::~harness() {
   if (m_stream) cudaStreamDestroy(m_stream);
 }
 
-std::string harness::baseline_description() const { return m_reference ? m_reference->description() : ""; }
+std::string harness::baseline_description() const {
+  // One line for messages; the full description (cuDNN appends its plan JSON) stays in the environment.
+  std::string d = m_reference ? m_reference->description() : "";
+  if (auto cut = d.find(", plan {"); cut != std::string::npos) d = d.substr(0, cut) + ")";
+  return d.size() > 240 ? d.substr(0, 237) + "..." : d;
+}
 
 double harness::run_reference(tensor_set& set, bool timed) {
   std::vector<device_tensor> outs;

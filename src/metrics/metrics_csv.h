@@ -1,0 +1,25 @@
+#pragma once
+// The CSV files `ptxbench metrics` writes. Every table's rows are keyed by
+// model,arch,definition,exp_dir,turn_limit (fast_p.csv adds p); docs/metrics.md lists the columns.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/json_check.h"
+#include "core/result.h"
+#include "metrics/aggregate.h"
+
+namespace ptxbench::metrics {
+
+std::string turn_rates_csv(const std::vector<turn_rate_row>& rows);
+std::string trajectory_rates_csv(const std::vector<trajectory_rate_row>& rows);
+std::string best_speedup_csv(const std::vector<best_speedup_row>& rows);
+std::string fast_p_csv(const std::vector<fast_p_row>& rows);
+
+/// Writes turns.csv, turns.json, turn_rates.csv, trajectory_rates.csv, best_speedup.csv, fast_p.csv
+/// and metrics.json (provenance: `meta`) into out_dir, creating it. Fails naming the file it could not write.
+status write_metrics_dir(const std::filesystem::path& out_dir, const std::vector<turn_record>& records,
+                         const metrics_tables& tables, const ordered_json& meta);
+
+}  // namespace ptxbench::metrics

@@ -1,0 +1,44 @@
+#pragma once
+// The paper's Table 1 layout: per architecture, one row per model, one column per task; each cell
+// holds the target-instruction turn correctness rate at each turn limit (≤1, ≤4, ≤8) on its first
+// line and the plain turn correctness rate in parentheses on its second. The layout is built once
+// and rendered as markdown (stdout of `ptxbench metrics`) or HTML (the report).
+
+#include <string>
+#include <vector>
+
+#include "metrics/aggregate.h"
+
+namespace ptxbench::metrics {
+
+struct table1_cell {
+  bool present = false;      ///< false: the model has no run of this task on this arch
+  std::string target_line;   ///< "91.7 / 95.8 / 94.8"
+  std::string plain_line;    ///< "(91.7 / 95.8 / 94.8)"
+  std::string exp_dir;
+};
+
+struct table1_row {
+  std::string model;
+  int run = 0;               ///< 0 for the first run of each task; k for the (k+1)-th when a model has several
+  std::string label;         ///< "Claude Opus 4.8" or "Qwen3.6-27B (run 2)"
+  std::vector<table1_cell> cells;  ///< parallel to table1_block::definitions
+};
+
+struct table1_block {
+  std::string arch;
+  std::vector<std::string> definitions;
+  std::vector<table1_row> rows;
+  std::vector<std::string> notes;  ///< which exp_dir each run number is, where a model has several
+};
+
+/// Builds the layout from turn-rate rows; archs, tasks and models keep their first-appearance order.
+std::vector<table1_block> build_table1(const std::vector<turn_rate_row>& rows, const std::vector<int>& turn_limits);
+
+/// Formats a rate in percent with one decimal ("94.8"); "–" for an undefined rate.
+std::string percent_text(const std::optional<double>& rate);
+
+/// Renders the blocks as markdown tables, two lines per model (target first, plain in parentheses).
+std::string render_table1_markdown(const std::vector<table1_block>& blocks, const std::vector<int>& turn_limits);
+
+}  // namespace ptxbench::metrics

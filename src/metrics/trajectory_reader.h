@@ -1,0 +1,55 @@
+#pragma once
+// Reading our agent's trajectory files (mini-swe-agent-1.1 layout plus the `ptxbench` blocks) into
+// turn records. Labels, verdicts and speedups come from the structured `extra.ptxbench` block of each
+// feedback message; the feedback text is kept only for the report and is never searched.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/json_check.h"
+#include "core/result.h"
+#include "metrics/turn_record.h"
+
+namespace ptxbench::metrics {
+
+/// The texts of one turn, shown by the report's turn strip (no metric reads them).
+struct turn_text {
+  std::string kernel;    ///< the last fenced code block of the reply, or the whole reply when it has none
+  std::string feedback;  ///< the feedback message the model received
+  std::string summary;   ///< the verdict's one-line message, when there is a verdict
+};
+
+struct trajectory {
+  std::string id;                 ///< the file name without ".json"; unique within its run directory
+  std::string file;
+  std::string exit_status;        ///< info.exit_status, empty when absent
+  int turn_limit = 0;             ///< info.ptxbench.turn_limit
+  std::vector<turn_record> turns; ///< one per evaluated reply, in message order, infra errors included
+  std::vector<turn_text> texts;   ///< parallel to turns
+};
+
+/// Builds a trajectory from parsed JSON. Fails with the JSON path of the first problem
+/// ("messages[5].extra.ptxbench.label: unknown label 'ok' (expected one of: ...)"), including
+/// a label that contradicts extra.all_passed or a target_correct that contradicts the verdict.
+result<trajectory> trajectory_from_json(const ordered_json& j, const std::string& id, const std::string& exp_dir);
+
+/// Reads one trajectory file; errors are prefixed with the file path.
+result<trajectory> read_trajectory(const std::filesystem::path& file, const std::string& exp_dir);
+
+struct run_data {
+  std::string dir;                       ///< as given; becomes every record's exp_dir
+  std::vector<trajectory> trajectories;  ///< sorted by file name
+};
+
+/// Reads RUN_DIR/trajectories/*.json. Fails when the folder is missing or holds no trajectory,
+/// or on the first malformed file.
+result<run_data> read_run_dir(const std::filesystem::path& dir);
+
+/// Every turn record of the run, trajectory by trajectory.
+std::vector<turn_record> run_records(const run_data& run);
+
+/// Returns the body of the last complete ``` fenced block in text, or text itself when there is none.
+std::string last_code_block(const std::string& text);
+
+}  // namespace ptxbench::metrics

@@ -1,0 +1,178 @@
+#include "metrics/turn_record.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "metrics/csv_reader.h"
+
+namespace ptxbench::metrics {
+namespace {
+
+constexpr std::array<std::string_view, k_all_labels.size()> k_label_names = {
+    "correct",          "compilation_error", "runtime_error", "numerical_error", "timeout",
+    "extraction_error", "gate_rejected",     "infra_error",   "other_error"};
+constexpr std::array<std::string_view, k_all_labels.size()> k_label_titles = {
+    "Correct",          "Compilation error",     "Runtime error",        "Numerical error", "Timeout",
+    "Extraction error", "Rejected by lib. gate", "Infrastructure error", "Other error"};
+
+std::string counts_text(const std::optional<eval::family_counts>& c) {
+  if (!c) return "";
+  std::string out;
+  for (const auto& [family, n] : *c) {
+    if (!out.empty()) out += ';';
+    out += family + "=" + std::to_string(n);
+  }
+  return out;
+}
+
+ordered_json counts_json(const std::optional<eval::family_counts>& c) {
+  if (!c) return nullptr;
+  ordered_json j = ordered_json::object();
+  for (const auto& [family, n] : *c) j[family] = n;
+  return j;
+}
+
+template <typename T>
+ordered_json optional_json(const std::optional<T>& v) {
+  return v ? ordered_json(*v) : ordered_json(nullptr);
+}
+
+ordered_json text_or_null(const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); }
+
+// Appends a JSON string literal. Inputs were checked as UTF-8 when read, so only quotes, backslashes
+// and control characters need escaping.
+void put_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    if (c == '"' || c == '\\') { out += '\\'; out += c; }
+    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<int>(c));
+    else out += c;
+  }
+  out += '"';
+}
+
+void put_key(std::string& out, std::string_view key) {
+  if (out.back() != '{') out += ',';
+  put_string(out, key);
+  out += ':';
+}
+
+void put_text(std::string& out, std::string_view key, std::string_view value, bool empty_is_null = false) {
+  put_key(out, key);
+  if (empty_is_null && value.empty()) out += "null";
+  else put_string(out, value);
+}
+
+template <typename T>
+void put_number(std::string& out, std::string_view key, const std::optional<T>& v) {
+  put_key(out, key);
+  if (v && std::isfinite(static_cast<double>(*v))) out += fmt::format("{}", *v);
+  else out += "null";
+}
+
+void put_counts(std::string& out, std::string_view key, const std::optional<eval::family_counts>& c) {
+  put_key(out, key);
+  if (!c) { out += "null"; return; }
+  out += '{';
+  for (const auto& [family, n] : *c) {
+    if (out.back() != '{') out += ',';
+    put_string(out, family);
+    out += fmt::format(":{}", n);
+  }
+  out += '}';
+}
+
+}  // namespace
+
+std::string_view label_name(turn_label l) { return k_label_names[static_cast<std::size_t>(l)]; }
+std::string_view label_title(turn_label l) { return k_label_titles[static_cast<std::size_t>(l)]; }
+
+std::optional<turn_label> parse_label(std::string_view name) {
+  for (std::size_t i = 0; i < k_label_names.size(); ++i)
+    if (k_label_names[i] == name) return k_all_labels[i];
+  return std::nullopt;
+}
+
+std::string records_to_csv(const std::vector<turn_record>& records) {
+  csv_builder csv({"model", "target", "arch", "definition", "exp_dir", "variant", "trajectory", "turn", "label",
+                   "source_label", "correct", "target_correct", "speedup", "target_verdict", "arch_tag",
+                   "static_counts", "dynamic_counts", "reasoning_tokens", "completion_tokens", "latency_s",
+                   "cost_usd"});
+  for (const auto& r : records) {
+    csv.cell(r.model).cell(r.target).cell(r.arch).cell(r.definition).cell(r.exp_dir).cell(r.variant);
+    csv.cell(r.trajectory).cell(r.turn).cell(label_name(r.label)).cell(r.source_label).cell(r.correct());
+    csv.cell(r.target_correct).cell(r.speedup).cell(r.target_verdict).cell(r.arch_tag);
+    csv.cell(counts_text(r.static_counts)).cell(counts_text(r.dynamic_counts));
+    csv.cell(r.reasoning_tokens).cell(r.completion_tokens).cell(r.latency_s).cell(r.cost_usd).end_row();
+  }
+  return csv.text();
+}
+
+ordered_json records_to_json(const std::vector<turn_record>& records) {
+  ordered_json out = ordered_json::array();
+  for (const auto& r : records) {
+    out.push_back({{"model", r.model},
+                   {"target", text_or_null(r.target)},
+                   {"arch", r.arch},
+                   {"definition", r.definition},
+                   {"exp_dir", r.exp_dir},
+                   {"variant", text_or_null(r.variant)},
+                   {"trajectory", r.trajectory},
+                   {"turn", r.turn},
+                   {"label", std::string(label_name(r.label))},
+                   {"source_label", r.source_label},
+                   {"correct", r.correct()},
+                   {"target_correct", r.target_correct},
+                   {"speedup", optional_json(r.speedup)},
+                   {"target_verdict", text_or_null(r.target_verdict)},
+                   {"arch_tag", text_or_null(r.arch_tag)},
+                   {"static_counts", counts_json(r.static_counts)},
+                   {"dynamic_counts", counts_json(r.dynamic_counts)},
+                   {"reasoning_tokens", optional_json(r.reasoning_tokens)},
+                   {"completion_tokens", optional_json(r.completion_tokens)},
+                   {"latency_s", optional_json(r.latency_s)},
+                   {"cost_usd", optional_json(r.cost_usd)}});
+  }
+  return out;
+}
+
+}  // namespace ptxbench::metrics
+
+namespace ptxbench::metrics {
+
+std::string records_to_json_text(const std::vector<turn_record>& records) {
+  std::string out = "[\n";
+  out.reserve(records.size() * 480);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    out += '{';
+    put_text(out, "model", r.model);
+    put_text(out, "target", r.target, true);
+    put_text(out, "arch", r.arch);
+    put_text(out, "definition", r.definition);
+    put_text(out, "exp_dir", r.exp_dir);
+    put_text(out, "variant", r.variant, true);
+    put_text(out, "trajectory", r.trajectory);
+    put_number(out, "turn", std::optional<int>(r.turn));
+    put_text(out, "label", label_name(r.label));
+    put_text(out, "source_label", r.source_label);
+    put_key(out, "correct");
+    out += r.correct() ? "true" : "false";
+    put_key(out, "target_correct");
+    out += r.target_correct ? "true" : "false";
+    put_number(out, "speedup", r.speedup);
+    put_text(out, "target_verdict", r.target_verdict, true);
+    put_text(out, "arch_tag", r.arch_tag, true);
+    put_counts(out, "static_counts", r.static_counts);
+    put_counts(out, "dynamic_counts", r.dynamic_counts);
+    put_number(out, "reasoning_tokens", r.reasoning_tokens);
+    put_number(out, "completion_tokens", r.completion_tokens);
+    put_number(out, "latency_s", r.latency_s);
+    put_number(out, "cost_usd", r.cost_usd);
+    out += i + 1 < records.size() ? "},\n" : "}\n";
+  }
+  return out + "]\n";
+}
+
+}  // namespace ptxbench::metrics

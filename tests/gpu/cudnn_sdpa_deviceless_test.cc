@@ -1,0 +1,154 @@
+// Checks of the cuDNN attention graphs that need cuDNN but no GPU:
+//  - every graph variant finalizes as an OPERATIONGRAPH (cuDNN >= 9.8 builds graphs without a handle);
+//  - given cuDNN's device properties of an H200 and the CUDA toolkit's stub libcuda, the heuristics
+//    rank fused-attention engines for the four headline workloads and those engines accept the
+//    graphs and compile their kernels: finalizing a plan gets as far as loading the compiled module,
+//    which is the first step that needs a real driver. That is the pattern match the composite
+//    graphs depend on, checked before any GPU time is spent.
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "gpu/cudnn_graph_builder.h"
+#include "gpu/cudnn_plan.h"
+#include "gpu/cudnn_sdpa_graph.h"
+#include "gpu_test_support.h"
+
+namespace ptxbench::gpu::cudnn {
+namespace {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(CudnnGraphs, EveryVariantFinalizesWithoutADevice) {
+  if (runtime_version().code < 90800) GTEST_SKIP() << "graphs need a handle before cuDNN 9.8";
+  for (sdpa_graph_kind kind : {sdpa_graph_kind::unified_fwd, sdpa_graph_kind::composite_fwd,
+                               sdpa_graph_kind::composite_bwd}) {
+    for (bool causal : {false, true}) {
+      if (kind == sdpa_graph_kind::unified_fwd && causal) continue;  // needs cuDNN 9.21
+      const sdpa_problem problem{4, 48, 4096, 128, causal, 0.08838835F};
+      try {
+        auto graph = build_sdpa_graph(kind, problem, nullptr, runtime_version());
+        EXPECT_GT(graph->builder.operation_count(), 0U);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << graph_kind_name(kind) << (causal ? " causal" : "") << ": " << e.what();
+      }
+    }
+  }
+}
+
+TEST(CudnnGraphs, CausalIsRefusedOnTheUnifiedOperations) {
+  const sdpa_problem problem{1, 1, 128, 64, true, 0.125F};
+  EXPECT_THROW(build_sdpa_graph(sdpa_graph_kind::unified_fwd, problem, nullptr, runtime_version()), cudnn_error);
+  EXPECT_THROW(build_sdpa_graph(sdpa_graph_kind::unified_bwd, problem, nullptr, runtime_version()), cudnn_error);
+}
+
+// Loads the toolkit's stub libcuda under its soname so cuDNN's runtime compiler finds a "driver";
+// only sensible in a process that has no real GPU.
+bool load_stub_libcuda(std::string& why) {
+  const std::filesystem::path stub = std::filesystem::path(PTXBENCH_TEST_CUDA_ROOT) / "lib64/stubs/libcuda.so";
+  if (!std::filesystem::exists(stub)) {
+    why = "no stub libcuda at " + stub.string();
+    return false;
+  }
+  if (dlopen(stub.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+    why = std::string("cannot load the stub libcuda: ") + dlerror();
+    return false;
+  }
+  return true;
+}
+
+// The engines (by global index) whose mode-A configs for `op_graph` on `device` compile (see the
+// file comment); `statuses` records every config's outcome.
+std::set<int64_t> compiling_engines(const descriptor& op_graph, const descriptor& device, std::string& statuses) {
+  std::set<int64_t> engines;
+  std::vector<descriptor> configs = engine_configs(op_graph, CUDNN_HEUR_MODE_A, &device);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    plan_candidate plan;
+    const cudnnStatus_t status = finalize_plan(configs[i], "A", plan);
+    statuses += " [engine " + std::to_string(plan.engine_id) + ": " + cudnnGetErrorString(status) + "]";
+    if (status == CUDNN_STATUS_SUCCESS || status == CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER) {
+      engines.insert(plan.engine_id);
+    }
+  }
+  if (configs.empty()) statuses += " [no mode-A engine configs]";
+  return engines;
+}
+
+class CudnnDeviceless : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (testing::have_gpu(why)) GTEST_SKIP() << "a GPU is present: the GPU tests check this on real hardware";
+    if (runtime_version().code < 90800) GTEST_SKIP() << "device properties need cuDNN >= 9.8";
+    if (!load_stub_libcuda(why)) GTEST_SKIP() << why;
+    try {
+      m_h200 = device_properties_from_json(read_file(std::filesystem::path(PTXBENCH_TEST_FIXTURES) /
+                                                     "cudnn/h200_device_properties.json"));
+    } catch (const cudnn_error& e) {
+      GTEST_SKIP() << "this cuDNN does not take the fixture's device-property JSON: " << e.what();
+    }
+  }
+  descriptor m_h200;
+};
+
+// Negative control: with the softmax left out, the engines that take the composite forward must
+// not take the graph (cuDNN's generic fusion engine may).
+TEST_F(CudnnDeviceless, TheAttentionEnginesRefuseAGraphWithoutSoftmax) {
+  const int64_t b = 1, h = 2, s = 256, d = 64;
+  std::string attention_statuses;
+  auto attention = build_sdpa_graph(sdpa_graph_kind::composite_fwd, sdpa_problem{b, h, s, d, false, 0.125F}, nullptr,
+                                    runtime_version());
+  const std::set<int64_t> attention_engines = compiling_engines(attention->op_graph, m_h200, attention_statuses);
+  ASSERT_FALSE(attention_engines.empty()) << attention_statuses;
+
+  graph_builder g;
+  tensor_ref q = g.tensor(sdpa_uid::q, {b, h, s, d}, packed_strides({b, h, s, d}), CUDNN_DATA_BFLOAT16);
+  tensor_ref kt = g.tensor(sdpa_uid::k, {b, h, d, s}, {h * s * d, s * d, 1, d}, CUDNN_DATA_BFLOAT16);
+  tensor_ref v = g.tensor(sdpa_uid::v, {b, h, s, d}, packed_strides({b, h, s, d}), CUDNN_DATA_BFLOAT16);
+  tensor_ref o = g.tensor(sdpa_uid::o, {b, h, s, d}, packed_strides({b, h, s, d}), CUDNN_DATA_BFLOAT16);
+  tensor_ref logits = g.virtual_tensor({b, h, s, s}, packed_strides({b, h, s, s}), CUDNN_DATA_FLOAT);
+  g.matmul(q, kt, logits);
+  tensor_ref probs = g.virtual_tensor({b, h, s, s}, packed_strides({b, h, s, s}), CUDNN_DATA_BFLOAT16);
+  g.pointwise(CUDNN_POINTWISE_EXP, logits, probs, CUDNN_DATA_FLOAT);
+  g.matmul(probs, v, o);
+  descriptor graph = g.finalize_graph(nullptr);
+  std::string statuses;
+  for (int64_t engine : compiling_engines(graph, m_h200, statuses)) {
+    EXPECT_EQ(attention_engines.count(engine), 0U) << "engine " << engine << " took a graph without softmax:"
+                                                   << statuses << " (attention graph:" << attention_statuses << ")";
+  }
+  std::cout << "[deviceless] no softmax:" << statuses << "; composite_fwd:" << attention_statuses << "\n";
+}
+
+TEST_F(CudnnDeviceless, H200FusedAttentionEnginesAcceptTheGraphs) {
+  struct workload {
+    sdpa_graph_kind kind;
+    bool causal;
+  };
+  for (workload w : {workload{sdpa_graph_kind::unified_fwd, false}, workload{sdpa_graph_kind::composite_fwd, false},
+                     workload{sdpa_graph_kind::composite_fwd, true}, workload{sdpa_graph_kind::composite_bwd, false},
+                     workload{sdpa_graph_kind::composite_bwd, true}}) {
+    const std::string name = std::string(graph_kind_name(w.kind)) + (w.causal ? " causal" : "");
+    const sdpa_problem problem{4, 48, 4096, 128, w.causal, 0.08838835F};
+    auto graph = build_sdpa_graph(w.kind, problem, nullptr, runtime_version());
+    std::string statuses;
+    EXPECT_FALSE(compiling_engines(graph->op_graph, m_h200, statuses).empty())
+        << name << ": no mode-A engine accepted the graph:" << statuses;
+    std::cout << "[deviceless] " << name << ":" << statuses << "\n";
+  }
+}
+
+}  // namespace
+}  // namespace ptxbench::gpu::cudnn
