@@ -10,6 +10,7 @@
 #include "agent/trajectory.h"
 #include "core/file_io.h"
 #include "core/process.h"
+#include "metrics/trajectory_reader.h"
 #include "test_support.h"
 
 namespace ptxbench::agent {
@@ -110,6 +111,11 @@ TEST_F(SweepTest, KillNineMidSweepThenTheSameCommandFinishesEveryTrajectoryExact
   ASSERT_TRUE(plan);
   EXPECT_EQ((*plan)["plan"].size(), 12u);
   EXPECT_EQ((*plan)["turns"], 4);
+  // The metrics reader takes the run as it is: the formats agree.
+  auto run = metrics::read_run_dir(m_out);
+  ASSERT_TRUE(run) << run.err().message;
+  EXPECT_EQ(run->trajectories.size(), 12u);
+  EXPECT_EQ(metrics::run_records(*run).size(), 48u);
 }
 
 TEST_F(SweepTest, ARefusedKeyStopsTheSweepWithAMessageNamingTheVariable) {
