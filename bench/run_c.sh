@@ -14,7 +14,7 @@ timeout 150 bash bench/agent_replay_h200.sh > "$OUT/agent_replay.txt" 2>&1
 echo "agent replay exit $?"; tail -25 "$OUT/agent_replay.txt"
 # one archive: the device tool returns at most 8 files
 tar czf "$OUT/agent-replay-gemm.tgz" -C "$OUT" agent-replay-gemm && rm -rf "$OUT/agent-replay-gemm"
-timeout 200 "$PTXBENCH_BIN/ptxbench_tests" --gtest_filter='PackSass*:Disassembler*:TurnLoopTest.OnTheGpu*' \
+LD_LIBRARY_PATH="$PTXBENCH_BIN:$LD_LIBRARY_PATH" timeout 200 "$PTXBENCH_BIN/ptxbench_tests" --gtest_filter='PackSass*:Disassembler*:TurnLoopTest.OnTheGpu*' \
   > "$OUT/gpu_host_cpu_tests.txt" 2>&1
 echo "tests exit $?"; grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) " "$OUT/gpu_host_cpu_tests.txt" | tail -15
 timeout 300 bash bench/attention_h200.sh
