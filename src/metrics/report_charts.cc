@@ -87,7 +87,7 @@ std::string run_name(const task_block& block, const turn_group& group) {
 
 std::string_view label_color(turn_label label) {
   static constexpr std::array<std::string_view, k_all_labels.size()> k_colors = {
-      "#59a14f", "#e15759", "#f28e2b", "#edc948", "#b07aa1", "#9c755f", "#ff9da7", "#bab0ac", "#76b7b2"};
+      "#59a14f", "#e15759", "#f28e2b", "#edc948", "#b07aa1", "#9c755f", "#ff9da7", "#4e79a7", "#bab0ac", "#76b7b2"};
   return k_colors[static_cast<std::size_t>(label)];
 }
 

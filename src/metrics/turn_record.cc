@@ -11,10 +11,10 @@ namespace {
 
 constexpr std::array<std::string_view, k_all_labels.size()> k_label_names = {
     "correct",          "compilation_error", "runtime_error", "numerical_error", "timeout",
-    "extraction_error", "gate_rejected",     "infra_error",   "other_error"};
+    "extraction_error", "gate_rejected",     "built",         "infra_error",     "other_error"};
 constexpr std::array<std::string_view, k_all_labels.size()> k_label_titles = {
     "Correct",          "Compilation error",     "Runtime error",        "Numerical error", "Timeout",
-    "Extraction error", "Rejected by lib. gate", "Infrastructure error", "Other error"};
+    "Extraction error", "Rejected by lib. gate", "Built only (CPU run)", "Infrastructure error", "Other error"};
 
 std::string counts_text(const std::optional<eval::family_counts>& c) {
   if (!c) return "";

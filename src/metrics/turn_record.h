@@ -26,14 +26,16 @@ enum class turn_label {
   timeout,            ///< the kernel (or its evaluation) ran out of time
   extraction_error,   ///< no code block could be taken from the reply
   gate_rejected,      ///< the library gate refused it (cuBLAS/cuDNN, dynamic loading ...)
+  built,              ///< a CPU-only run (`run --cpu-only`) built it; correctness was not established
   infra_error,        ///< our side broke; not a turn: excluded from every count
   other_error,        ///< upstream's "Other error" (only in imported data)
 };
 
-inline constexpr std::array<turn_label, 9> k_all_labels = {
+inline constexpr std::array<turn_label, 10> k_all_labels = {
     turn_label::correct,          turn_label::compilation_error, turn_label::runtime_error,
     turn_label::numerical_error,  turn_label::timeout,            turn_label::extraction_error,
-    turn_label::gate_rejected,    turn_label::infra_error,       turn_label::other_error};
+    turn_label::gate_rejected,    turn_label::built,             turn_label::infra_error,
+    turn_label::other_error};
 
 /// Returns the snake_case name used in JSON and CSV ("compilation_error").
 std::string_view label_name(turn_label l);
