@@ -146,17 +146,7 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
     }
     auto c = candidate_outcome_from_json(results[i]);
     if (!c) return c.err();
-    for (auto& s : c->stages) v.stages.push_back(s);
-    v.status = c->status;
-    v.outcome = c->outcome;
-    v.deciding_stage = c->deciding_stage;
-    v.message = c->message;
-    if (!c->log.empty()) v.log = c->log;
-    v.correctness = c->correctness;
-    v.timing = c->timing;
-    v.targets.dynamic_counts = c->dynamic_counts;
-    v.targets.dynamic_per_kernel = c->dynamic_per_kernel;
-    v.targets.dynamic_method = c->dynamic_method;
+    merge_into(*c, v);
     if (!v.deciding_stage.empty())
       for (int s = static_cast<int>(*parse_stage(v.deciding_stage)) + 1; s <= static_cast<int>(stage_id::dynamic_check); ++s)
         if (!v.stage(static_cast<stage_id>(s)))

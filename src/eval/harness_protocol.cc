@@ -126,6 +126,20 @@ ordered_json to_json(const candidate_outcome& c) {
   return j;
 }
 
+void merge_into(const candidate_outcome& c, verdict& v) {
+  for (const auto& s : c.stages) v.stages.push_back(s);
+  v.status = c.status;
+  v.outcome = c.outcome;
+  v.deciding_stage = c.deciding_stage;
+  v.message = c.message;
+  if (!c.log.empty()) v.log = c.log;
+  v.correctness = c.correctness;
+  v.timing = c.timing;
+  v.targets.dynamic_counts = c.dynamic_counts;
+  v.targets.dynamic_per_kernel = c.dynamic_per_kernel;
+  v.targets.dynamic_method = c.dynamic_method;
+}
+
 result<candidate_outcome> candidate_outcome_from_json(const ordered_json& j) {
   auto v = verdict_from_json(j);
   if (!v) return v.err().with_context("harness result");

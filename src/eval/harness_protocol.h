@@ -67,6 +67,11 @@ struct candidate_outcome {
 };
 
 ordered_json to_json(const candidate_outcome& c);
+
+/// Copies what the harness established into a verdict that already holds the CPU stages: appends
+/// the GPU stage records and sets status, outcome, message, log, correctness, timing and the
+/// dynamic instruction counts.
+void merge_into(const candidate_outcome& c, verdict& v);
 result<candidate_outcome> candidate_outcome_from_json(const ordered_json& j);
 
 }  // namespace ptxbench::eval
