@@ -22,7 +22,7 @@ out="$out_dir/pack_sm90a_gpu_tests.txt"
 {
   echo "# ptxbench: GPU tests of the sm90a knowledge-pack wrappers (tests/gpu)"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "built from: $("$(dirname "$bin")/ptxbench" --version 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)"
   if command -v nvidia-smi >/dev/null 2>&1; then
     nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader | sed 's/^/gpu: /'
   else

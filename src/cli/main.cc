@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "core/build_info.h"
 #include "suite/task.h"
 
 using namespace ptxbench;
@@ -17,7 +18,8 @@ int main(int argc, char** argv) {
   cli::context ctx = cli::make_context();
   CLI::App app{"PTXBench: do LLM-written GPU kernels use this GPU generation's instructions, correctly and fast?",
                "ptxbench"};
-  app.set_version_flag("--version", std::string("ptxbench ") + PTXBENCH_VERSION);
+  const auto self = this_build();
+  app.set_version_flag("--version", fmt::format("ptxbench {} (commit {})", self.version, self.git_commit));
   app.require_subcommand(1);
   app.add_option("--root", ctx.root, "folder holding suite/, packs/ and include/ (env PTXBENCH_ROOT)");
   app.add_option("--cache-dir", ctx.cache_dir, "build cache folder (env PTXBENCH_CACHE)");

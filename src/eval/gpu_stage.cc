@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/build_info.h"
 #include "core/file_io.h"
 #include "core/process.h"
 #include "eval/harness_protocol.h"
@@ -135,6 +136,8 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
   ordered_json env = doc->value("environment", ordered_json::object());
   env["harness_work_dir"] = job.work_dir.string();
   env["seed"] = job.seed;
+  const auto self = this_build();
+  env["ptxbench"] = {{"version", self.version}, {"git_commit", self.git_commit}};
   const auto& results = (*doc)["candidates"];
   for (std::size_t i = 0; i < cands.size(); ++i) {
     verdict& v = *cands[i].v;

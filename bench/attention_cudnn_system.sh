@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The attention baselines with the GPU host's *system* libcudnn (9.14 on the H200 image; our headers
+# are 9.19): which cuDNN the loader picked, the cuDNN-vs-reference GPU tests, and the causal examples
+# through `ptxbench eval`. Answers "does PTXBench work, or refuse clearly, with that cuDNN?"
+# Results: $OUT/attention_cudnn_system.txt (tests, cut lines), attention_cudnn_system_examples.json.
+set -uo pipefail
+export PTXBENCH_CUDNN_DIR=system
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+txt="$OUT/attention_cudnn_system.txt"
+A=examples/attention
+{
+  echo "# system libcudnn: $(ldconfig -p 2>/dev/null | grep -o '/[^ ]*libcudnn.so.9$' | head -1 | xargs -r readlink -f)"
+  echo "# LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  echo "== ptxbench_gpu_attention_tests (cuDNN vs the fp32 reference, graph variants)"
+  timeout 200 "$BIN/ptxbench_gpu_attention_tests" 2>&1 |
+    awk '{ if (length($0) > 2000) print substr($0, 1, 2000) " ...[cut]"; else print }'
+  echo "exit ${PIPESTATUS[0]}"
+} > "$txt" 2>&1
+grep -E "^\[  (PASSED|FAILED) |^exit|tests? ran" "$txt"
+files=()
+for job in "mha_with_lse_d128_causal $A/plain_fwd_causal.cu $A/wgmma_fwd_causal.cu" "mha_bwd_d128_causal $A/plain_bwd_causal.cu"; do
+  set -- $job
+  task=$1; shift
+  timeout 150 "$BIN/ptxbench" eval "$@" --task "$task" --target h200 --sanitize-timeout 120 --call-timeout 30 \
+    --out "$OUT/sys_$task.json" 2>&1 | tee -a "$txt" | tail -8
+  files+=("$OUT/sys_$task.json")
+done
+python3 - "$OUT/attention_cudnn_system_examples.json" "${files[@]}" <<'PY'
+import json, sys
+out = []
+for p in sys.argv[2:]:
+    try:
+        d = json.load(open(p)); out += d if isinstance(d, list) else [d]
+    except Exception as e:
+        out.append({"file": p, "error": str(e)})
+json.dump(out, open(sys.argv[1], "w"), indent=2)
+for v in out:
+    env = v.get("environment", {})
+    print(v.get("file"), v.get("status"), "target_correct", v.get("target_correct"),
+          "cudnn", env.get("libs", {}).get("cudnn"), "|", (env.get("baseline") or "")[:120])
+PY
+rm -f "${files[@]}"

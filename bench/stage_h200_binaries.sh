@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Copies the binaries bench/h200_evidence.sh needs, stripped, into .carry/bin (ignored by git) so they
+# can be carried to a GPU host (the device tool carries at most 64 MiB). Their non-CUDA dependencies
+# are static or header-only; libcpp-httplib (only the test binary's fake model server uses it) is
+# copied beside them. On the GPU host: PTXBENCH_BIN=$PWD/.carry/bin bench/h200_evidence.sh PART
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake --build build
+rm -rf .carry/bin && mkdir -p .carry/bin
+for b in ptxbench ptxbench-harness ptxbench-runner libptxbench_baseline.so ptxbench_tests \
+         ptxbench_gpu_attention_tests ptxbench_gpu_pack_tests ptxbench-attention-probe; do
+  strip -o ".carry/bin/$b" "build/bin/$b"
+done
+httplib=$(ldd build/bin/ptxbench_tests | awk '/libcpp-httplib/ {print $3}')
+[ -n "$httplib" ] && cp -L "$httplib" .carry/bin/
+du -sh .carry/bin
