@@ -2,10 +2,15 @@
 # The attention baselines with the GPU host's *system* libcudnn (9.14 on the H200 image; our headers
 # are 9.19): which cuDNN the loader picked, the cuDNN-vs-reference GPU tests, and the causal examples
 # through `ptxbench eval`. Answers "does PTXBench work, or refuse clearly, with that cuDNN?"
-# Results: $OUT/attention_cudnn_system.txt (tests, cut lines), attention_cudnn_system_examples.json.
+# Results: $OUT/attention_cudnn_system.txt (tests, cut lines), attention_cudnn_system_examples.json,
+# attention_cudnn_system_summary.json (verdicts against examples/manifest.json).
 set -uo pipefail
 export PTXBENCH_CUDNN_DIR=system
 source "$(dirname "$0")/env.sh"
+# A caller may have sourced env.sh before with PyTorch's libcudnn first on the path: drop PyTorch's
+# NVIDIA wheel folders so the loader falls back to the system library.
+LD_LIBRARY_PATH=$(tr ':' '\n' <<< "$LD_LIBRARY_PATH" | grep -v 'packages/nvidia/' | paste -sd:)
+export LD_LIBRARY_PATH
 cd "$ROOT"
 txt="$OUT/attention_cudnn_system.txt"
 A=examples/attention
@@ -41,3 +46,5 @@ for v in out:
           "cudnn", env.get("libs", {}).get("cudnn"), "|", (env.get("baseline") or "")[:120])
 PY
 rm -f "${files[@]}"
+python3 bench/summarize_evals.py --manifest examples/manifest.json --out "$OUT/attention_cudnn_system_summary.json" \
+  "$OUT/attention_cudnn_system_examples.json"
