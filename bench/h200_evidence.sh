@@ -8,6 +8,7 @@
 #   bench/h200_evidence.sh attention   attention examples and our cuDNN vs PyTorch's, with PyTorch's
 #                                      libcudnn (9.19 on the H200 image); then the same GPU tests and
 #                                      the causal examples with the system libcudnn (9.14 there)
+#   bench/h200_evidence.sh probe       the cuDNN probe: each graph variant and engine, both libcudnn
 #   bench/h200_evidence.sh agent       the replay agent over the GEMM task (issue 6); the CPU test
 #                                      binary's tests that need cuobjdump or a GPU
 set -uo pipefail
@@ -35,6 +36,24 @@ attention)
   echo "attention GPU tests (PyTorch's libcudnn): exit ${PIPESTATUS[0]}"; tail -3 "$OUT/attention_gpu_tests.txt"
   PTXBENCH_CUDNN_DIR=system timeout 330 bash bench/attention_cudnn_system.sh
   ;;
+probe)
+  # ptxbench-attention-probe: every cuDNN graph variant at a small and the headline shape, and the four
+  # baselines, with the system libcudnn and with PyTorch's. The JSON embeds every plan (and its
+  # kernels) and runs to megabytes: only the logs, long lines cut, are kept.
+  header
+  for lib in system torch; do
+    (
+      if [ "$lib" = system ]; then export PTXBENCH_CUDNN_DIR=system; fi
+      source bench/env.sh
+      LD_LIBRARY_PATH=$(tr ':' '\n' <<< "$LD_LIBRARY_PATH" | { if [ "$lib" = system ]; then grep -v 'packages/nvidia/'; else cat; fi; } | paste -sd:)
+      export LD_LIBRARY_PATH
+      timeout 240 "$PTXBENCH_BIN/ptxbench-attention-probe" --json "/tmp/attention_probe_$lib.json" 2>&1 | cut_lines \
+        > "$OUT/attention_probe_cudnn_$lib.txt"
+      echo "probe with the $lib libcudnn: exit ${PIPESTATUS[0]}"
+      grep -E "^cuDNN loaded|^probe:" "$OUT/attention_probe_cudnn_$lib.txt"
+    )
+  done
+  ;;
 agent)
   header
   source bench/env.sh
@@ -52,7 +71,7 @@ agent)
   echo "GPU-host subset of ptxbench_tests: exit $?"; tail -3 "$OUT/gpu_host_cpu_tests.txt"
   ;;
 *)
-  echo "usage: $0 gemm|attention|agent" >&2
+  echo "usage: $0 gemm|attention|probe|agent" >&2
   exit 2
   ;;
 esac
