@@ -31,20 +31,12 @@ for job in "mha_with_lse_d128_causal $A/plain_fwd_causal.cu $A/wgmma_fwd_causal.
     --out "$OUT/sys_$task.json" 2>&1 | tee -a "$txt" | tail -8
   files+=("$OUT/sys_$task.json")
 done
-python3 - "$OUT/attention_cudnn_system_examples.json" "${files[@]}" <<'PY'
-import json, sys
-out = []
-for p in sys.argv[2:]:
-    try:
-        d = json.load(open(p)); out += d if isinstance(d, list) else [d]
-    except Exception as e:
-        out.append({"file": p, "error": str(e)})
-json.dump(out, open(sys.argv[1], "w"), indent=2)
-for v in out:
-    env = v.get("environment", {})
-    print(v.get("file"), v.get("status"), "target_correct", v.get("target_correct"),
-          "cudnn", env.get("libs", {}).get("cudnn"), "|", (env.get("baseline") or "")[:120])
-PY
-rm -f "${files[@]}"
 python3 bench/summarize_evals.py --manifest examples/manifest.json --out "$OUT/attention_cudnn_system_summary.json" \
+  --merged-out "$OUT/attention_cudnn_system_examples.json" "${files[@]}"
+rm -f "${files[@]}"
+# Which cuDNN each verdict's reference ran on.
+python3 -c 'import json, sys
+for v in json.load(open(sys.argv[1])):
+    env = v.get("environment", {})
+    print(v.get("file"), v.get("status"), "cudnn", env.get("libs", {}).get("cudnn"), "|", (env.get("baseline") or "")[:100])' \
   "$OUT/attention_cudnn_system_examples.json"

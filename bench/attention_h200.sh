@@ -21,18 +21,9 @@ run mha_with_lse_d128 $A/plain_fwd.cu $A/wgmma_fwd.cu
 run mha_with_lse_d128_causal $A/plain_fwd_causal.cu $A/wgmma_fwd_causal.cu
 run mha_bwd_d128 $A/plain_bwd.cu
 run mha_bwd_d128_causal $A/plain_bwd_causal.cu
-python3 - "$OUT/attention_examples.json" "${files[@]}" <<'PY'
-import json, sys
-out = []
-for p in sys.argv[2:]:
-    try:
-        d = json.load(open(p)); out += d if isinstance(d, list) else [d]
-    except Exception as e:
-        out.append({"file": p, "error": str(e)})
-json.dump(out, open(sys.argv[1], "w"), indent=2)
-PY
+python3 bench/summarize_evals.py --manifest examples/manifest.json --out "$OUT/attention_summary.json" \
+  --merged-out "$OUT/attention_examples.json" "${files[@]}"
 rm -f "${files[@]}"
-python3 bench/summarize_evals.py --manifest examples/manifest.json --out "$OUT/attention_summary.json" "$OUT/attention_examples.json"
 echo "== baselines vs PyTorch"
 python3 bench/baseline_vs_torch.py --lib "$BIN/libptxbench_baseline.so" --root "$ROOT/suite" \
   --tasks mha_with_lse_d128 mha_with_lse_d128_causal mha_bwd_d128 mha_bwd_d128_causal \

@@ -2,14 +2,20 @@
 """Summarises `ptxbench eval --out` JSON files: per candidate the status, target-instruction verdict,
 speedup and stage times, checked against examples/manifest.json where the file is listed there.
 
-  summarize_evals.py --manifest examples/manifest.json --out summary.json EVAL.json [EVAL.json ...]
+  summarize_evals.py --manifest examples/manifest.json --out summary.json [--merged-out all.json] EVAL.json [...]
+
+--merged-out also writes every verdict of the inputs, in order, as one JSON list. An input that is
+missing or unreadable (an eval that crashed before writing) becomes an error row, never a silent gap.
 """
 import argparse, json, os, statistics, sys
 
 
 def load(path):
-    with open(path) as f:
-        d = json.load(f)
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        return [{"file": path, "error": str(e)}]
     return d if isinstance(d, list) else [d]
 
 
@@ -17,42 +23,46 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--manifest")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--merged-out")
     ap.add_argument("evals", nargs="+")
     a = ap.parse_args()
+    verdicts = [v for path in a.evals for v in load(path)]
+    if a.merged_out:
+        with open(a.merged_out, "w") as f:
+            json.dump(verdicts, f, indent=2)
     expected = {}
     if a.manifest:
         with open(a.manifest) as f:
             for e in json.load(f)["examples"]:
                 expected[(os.path.basename(e["file"]), e["task"])] = e
     rows, ok_all = [], True
-    for path in a.evals:
-        for v in load(path):
-            if "error" in v:
-                rows.append({"file": v.get("file"), "error": v["error"], "as_expected": False})
-                ok_all = False
-                continue
-            t = v.get("target_instructions", {})
-            timing = v.get("timing") or {}
-            exp = expected.get((os.path.basename(v["file"]), v["task"]))
-            row = {"file": v["file"], "task": v["task"], "status": v.get("status"), "outcome": v.get("outcome"),
-                   "target_verdict": t.get("verdict"), "target_correct": v.get("target_correct"),
-                   "speedup": timing.get("speedup"), "candidate_ms": (timing.get("candidate") or {}).get("median_ms"),
-                   "reference_ms": (timing.get("reference") or {}).get("median_ms"),
-                   "static_counts": t.get("static_counts"), "dynamic_counts": t.get("dynamic_counts"),
-                   "message": v.get("message"),
-                   "stage_seconds": {s["stage"]: round(s["seconds"], 3) for s in v.get("stages", [])}}
-            dyn = next((s for s in v.get("stages", []) if s["stage"] == "dynamic_check"), None)
-            row["dynamic_check_requested"] = not (dyn and dyn["outcome"] == "skipped" and "not requested" in dyn["summary"])
-            if exp:
-                row["expected_status"] = exp["expected_status"]
-                row["expected_target_verdict"] = exp["expected_target_verdict"]
-                # A run with --no-dynamic-check cannot establish "executed"/"not_executed"; only its
-                # status is compared then.
-                verdict_ok = row["target_verdict"] == exp["expected_target_verdict"] or (
-                    not row["dynamic_check_requested"] and row["target_verdict"] == "deferred")
-                row["as_expected"] = row["status"] == exp["expected_status"] and verdict_ok
-                ok_all = ok_all and row["as_expected"]
-            rows.append(row)
+    for v in verdicts:
+        if "error" in v:
+            rows.append({"file": v.get("file"), "error": v["error"], "as_expected": False})
+            ok_all = False
+            continue
+        t = v.get("target_instructions", {})
+        timing = v.get("timing") or {}
+        exp = expected.get((os.path.basename(v["file"]), v["task"]))
+        row = {"file": v["file"], "task": v["task"], "status": v.get("status"), "outcome": v.get("outcome"),
+               "target_verdict": t.get("verdict"), "target_correct": v.get("target_correct"),
+               "speedup": timing.get("speedup"), "candidate_ms": (timing.get("candidate") or {}).get("median_ms"),
+               "reference_ms": (timing.get("reference") or {}).get("median_ms"),
+               "static_counts": t.get("static_counts"), "dynamic_counts": t.get("dynamic_counts"),
+               "message": v.get("message"),
+               "stage_seconds": {s["stage"]: round(s["seconds"], 3) for s in v.get("stages", [])}}
+        dyn = next((s for s in v.get("stages", []) if s["stage"] == "dynamic_check"), None)
+        row["dynamic_check_requested"] = not (dyn and dyn["outcome"] == "skipped" and "not requested" in dyn["summary"])
+        if exp:
+            row["expected_status"] = exp["expected_status"]
+            row["expected_target_verdict"] = exp["expected_target_verdict"]
+            # A run with --no-dynamic-check cannot establish "executed"/"not_executed"; only its
+            # status is compared then.
+            verdict_ok = row["target_verdict"] == exp["expected_target_verdict"] or (
+                not row["dynamic_check_requested"] and row["target_verdict"] == "deferred")
+            row["as_expected"] = row["status"] == exp["expected_status"] and verdict_ok
+            ok_all = ok_all and row["as_expected"]
+        rows.append(row)
     out = {"rows": rows, "all_as_expected": ok_all}
     speedups = [r["speedup"] for r in rows if r.get("speedup")]
     by_file = {}
