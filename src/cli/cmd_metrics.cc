@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/metrics_inputs.h"
 #include "metrics/aggregate.h"
-#include "metrics/inputs.h"
 #include "metrics/metrics_csv.h"
 #include "metrics/table1.h"
 
@@ -15,11 +15,8 @@ namespace ptxbench::cli {
 namespace {
 
 struct metrics_args {
-  std::vector<std::string> run_dirs;
-  std::string upstream, experiments, out;
-  std::string turn_limits = "1,4,8";
-  std::string fast_p = "0:1.5:0.05";
-  int variant_block = 4;
+  metrics_input_args input;
+  std::string out;
 };
 
 ordered_json meta_json(const metrics_args& a, const metrics::loaded_inputs& in, const metrics::metrics_options& opt) {
@@ -28,33 +25,24 @@ ordered_json meta_json(const metrics_args& a, const metrics::loaded_inputs& in, 
           {"ptxbench_version", PTXBENCH_VERSION},
           {"inputs", in.sources},
           {"turn_limits", opt.turn_limits},
-          {"fast_p", a.fast_p},
+          {"fast_p", a.input.fast_p},
           {"counted_turns", counts.turns},
           {"infra_error_turns_excluded", counts.infra_errors},
           {"notes", in.notes}};
 }
 
 exit_status run_metrics(const metrics_args& a) {
-  metrics::input_spec spec;
-  for (const auto& d : a.run_dirs) spec.run_dirs.emplace_back(d);
-  if (!a.upstream.empty()) spec.upstream_turns = a.upstream;
-  if (!a.experiments.empty()) spec.upstream_experiments = a.experiments;
-  spec.upstream.variant_block = a.variant_block;
-  metrics::metrics_options opt;
-  auto limits = metrics::parse_turn_limits(a.turn_limits);
-  if (!limits) return report_error(limits.err().message, exit_status::usage);
-  opt.turn_limits = *limits;
-  auto grid = metrics::parse_p_range(a.fast_p);
-  if (!grid) return report_error(grid.err().message, exit_status::usage);
-  opt.p_values = *grid;
-  auto in = metrics::load_inputs(spec);
+  auto in = load_metrics_inputs(a.input);
   if (!in) return report_error(in.err().message, exit_status::usage);
-  for (const auto& n : in->notes) std::fprintf(stderr, "ptxbench: note: %s\n", n.c_str());
-  auto groups = metrics::group_turns(in->records);
+  metrics::metrics_options opt;
+  opt.turn_limits = in->turn_limits;
+  opt.p_values = in->p_values;
+  const auto& loaded = in->loaded;
+  auto groups = metrics::group_turns(loaded.records);
   auto tables = metrics::compute_metrics(groups, opt);
-  auto st = metrics::write_metrics_dir(a.out, in->records, tables, meta_json(a, *in, opt));
+  auto st = metrics::write_metrics_dir(a.out, loaded.records, tables, meta_json(a, loaded, opt));
   if (!st) return report_error(st.err().message, exit_status::infra);
-  auto counts = metrics::count_records(in->records);
+  auto counts = metrics::count_records(loaded.records);
   std::fputs(metrics::render_table1_markdown(metrics::build_table1(tables.turn_rates, opt.turn_limits), opt.turn_limits)
                  .c_str(),
              stdout);
@@ -71,14 +59,7 @@ exit_status run_metrics(const metrics_args& a) {
 void add_metrics_command(CLI::App& app, context& ctx) {
   auto* cmd = app.add_subcommand("metrics", "turn/trajectory correctness rates, best speedups and Fast_p as CSV");
   auto a = std::make_shared<metrics_args>();
-  cmd->add_option("run_dirs", a->run_dirs, "run directories (each holds trajectories/*.json)");
-  cmd->add_option("--import-upstream", a->upstream, "upstream PTXBench per-turn export (reasoning_tokens_vs_performance.csv)");
-  cmd->add_option("--experiments", a->experiments, "upstream experiments.csv (default: the one beside the export, if any)");
-  cmd->add_option("--variant-block", a->variant_block,
-                  "upstream: consecutive trajectory ids per prompt variant (inferred 4; 0 = no variant key)")
-      ->check(CLI::Range(0, 1000));
-  cmd->add_option("--turn-limits", a->turn_limits, "turn limits T, comma-separated (default 1,4,8)");
-  cmd->add_option("--fast-p", a->fast_p, "Fast_p thresholds FROM:TO:STEP (default 0:1.5:0.05)");
+  add_metrics_input_options(cmd, a->input, "turn limits T, comma-separated (default 1,4,8)");
   cmd->add_option("--out", a->out, "output folder for the CSV/JSON files")->required();
   cmd->callback([&ctx, a]() { ctx.exit = run_metrics(*a); });
 }
