@@ -4,10 +4,6 @@
 namespace ptxbench::agent {
 namespace {
 
-int64_t int_at(const ordered_json& obj, const char* key) {
-  return obj.contains(key) && obj[key].is_number() ? obj[key].get<int64_t>() : 0;
-}
-
 class anthropic_wire final : public wire_format {
  public:
   http_request encode(const model_spec& m, const completion_request& r, const std::string& api_key) const override {
@@ -36,10 +32,7 @@ class anthropic_wire final : public wire_format {
     req.headers.emplace_back("content-type", "application/json");
     req.headers.emplace_back("anthropic-version", "2023-06-01");
     if (!api_key.empty()) req.headers.emplace_back("x-api-key", api_key);
-    for (const auto& h : m.headers) req.headers.push_back(h);
-    req.body = body.dump();
-    req.timeout_s = m.timeout_s;
-    req.connect_timeout_s = m.connect_timeout_s;
+    finish_json_request(req, m, body);
     return req;
   }
 
@@ -65,10 +58,10 @@ class anthropic_wire final : public wire_format {
     if (body.contains("usage") && body["usage"].is_object()) {
       const auto& u = body["usage"];
       // input_tokens excludes cache reads and writes; report the whole prompt like the other APIs.
-      int64_t cache_read = int_at(u, "cache_read_input_tokens");
-      c.usage.prompt_tokens = int_at(u, "input_tokens") + cache_read + int_at(u, "cache_creation_input_tokens");
+      int64_t cache_read = usage_count(u, "cache_read_input_tokens");
+      c.usage.prompt_tokens = usage_count(u, "input_tokens") + cache_read + usage_count(u, "cache_creation_input_tokens");
       c.usage.cached_prompt_tokens = cache_read;
-      c.usage.completion_tokens = int_at(u, "output_tokens");  // thinking included; not reported apart
+      c.usage.completion_tokens = usage_count(u, "output_tokens");  // thinking included; not reported apart
     }
     c.response = body;
     return c;

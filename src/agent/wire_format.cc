@@ -20,6 +20,17 @@ std::unique_ptr<wire_format> make_wire_format(api_kind api) {
   return nullptr;
 }
 
+int64_t usage_count(const ordered_json& obj, const char* key) {
+  return obj.is_object() && obj.contains(key) && obj[key].is_number() ? obj[key].get<int64_t>() : 0;
+}
+
+void finish_json_request(http_request& req, const model_spec& m, const ordered_json& body) {
+  for (const auto& h : m.headers) req.headers.push_back(h);
+  req.body = body.dump();
+  req.timeout_s = m.timeout_s;
+  req.connect_timeout_s = m.connect_timeout_s;
+}
+
 std::string provider_error_text(const std::string& body) {
   auto j = ordered_json::parse(body, nullptr, false);
   if (!j.is_discarded() && j.is_object()) {

@@ -27,6 +27,13 @@ class wire_format {
 /// Returns the wire format for an HTTP API (not for replay).
 std::unique_ptr<wire_format> make_wire_format(api_kind api);
 
+/// Shared by the wire formats: a usage counter (0 when absent or not a number).
+int64_t usage_count(const ordered_json& obj, const char* key);
+
+/// Shared by the wire formats: the model's extra headers, the JSON body and the timeouts, after
+/// each format has set its URL and its own headers.
+void finish_json_request(http_request& req, const model_spec& m, const ordered_json& body);
+
 /// The provider's own error message from an error body ({"error": {"message"}}, {"message"},
 /// {"detail"}), else the body's first 300 bytes.
 std::string provider_error_text(const std::string& body);

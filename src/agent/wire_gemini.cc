@@ -4,10 +4,6 @@
 namespace ptxbench::agent {
 namespace {
 
-int64_t int_at(const ordered_json& obj, const char* key) {
-  return obj.contains(key) && obj[key].is_number() ? obj[key].get<int64_t>() : 0;
-}
-
 class gemini_wire final : public wire_format {
  public:
   http_request encode(const model_spec& m, const completion_request& r, const std::string& api_key) const override {
@@ -29,10 +25,7 @@ class gemini_wire final : public wire_format {
     req.url = m.base_url + "/v1beta/models/" + m.model_id + ":generateContent";
     req.headers.emplace_back("Content-Type", "application/json");
     if (!api_key.empty()) req.headers.emplace_back("x-goog-api-key", api_key);
-    for (const auto& h : m.headers) req.headers.push_back(h);
-    req.body = body.dump();
-    req.timeout_s = m.timeout_s;
-    req.connect_timeout_s = m.connect_timeout_s;
+    finish_json_request(req, m, body);
     return req;
   }
 
@@ -56,10 +49,10 @@ class gemini_wire final : public wire_format {
     if (cand.contains("finishReason") && cand["finishReason"].is_string()) c.finish_reason = cand["finishReason"].get<std::string>();
     if (body.contains("usageMetadata") && body["usageMetadata"].is_object()) {
       const auto& u = body["usageMetadata"];
-      int64_t thoughts = int_at(u, "thoughtsTokenCount");
-      c.usage.prompt_tokens = int_at(u, "promptTokenCount");
-      c.usage.cached_prompt_tokens = int_at(u, "cachedContentTokenCount");
-      c.usage.completion_tokens = int_at(u, "candidatesTokenCount") + thoughts;  // candidates excludes thoughts
+      int64_t thoughts = usage_count(u, "thoughtsTokenCount");
+      c.usage.prompt_tokens = usage_count(u, "promptTokenCount");
+      c.usage.cached_prompt_tokens = usage_count(u, "cachedContentTokenCount");
+      c.usage.completion_tokens = usage_count(u, "candidatesTokenCount") + thoughts;  // candidates excludes thoughts
       c.usage.reasoning_tokens = thoughts;
     }
     c.response = body;

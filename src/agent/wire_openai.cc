@@ -15,10 +15,6 @@ std::string text_of(const ordered_json& v) {
   return out;
 }
 
-int64_t int_at(const ordered_json& obj, const char* key) {
-  return obj.is_object() && obj.contains(key) && obj[key].is_number() ? obj[key].get<int64_t>() : 0;
-}
-
 class openai_wire final : public wire_format {
  public:
   http_request encode(const model_spec& m, const completion_request& r, const std::string& api_key) const override {
@@ -38,10 +34,7 @@ class openai_wire final : public wire_format {
     req.url = m.base_url + "/chat/completions";
     req.headers.emplace_back("Content-Type", "application/json");
     if (!api_key.empty()) req.headers.emplace_back("Authorization", "Bearer " + api_key);
-    for (const auto& h : m.headers) req.headers.push_back(h);
-    req.body = body.dump();
-    req.timeout_s = m.timeout_s;
-    req.connect_timeout_s = m.connect_timeout_s;
+    finish_json_request(req, m, body);
     return req;
   }
 
@@ -65,13 +58,13 @@ class openai_wire final : public wire_format {
       c.finish_reason = choice["finish_reason"].get<std::string>();
     if (body.contains("usage") && body["usage"].is_object()) {
       const auto& u = body["usage"];
-      c.usage.prompt_tokens = int_at(u, "prompt_tokens");
-      c.usage.completion_tokens = int_at(u, "completion_tokens");
+      c.usage.prompt_tokens = usage_count(u, "prompt_tokens");
+      c.usage.completion_tokens = usage_count(u, "completion_tokens");
       if (u.contains("completion_tokens_details") && u["completion_tokens_details"].is_object() &&
           u["completion_tokens_details"].contains("reasoning_tokens") &&
           u["completion_tokens_details"]["reasoning_tokens"].is_number())
         c.usage.reasoning_tokens = u["completion_tokens_details"]["reasoning_tokens"].get<int64_t>();
-      if (u.contains("prompt_tokens_details")) c.usage.cached_prompt_tokens = int_at(u["prompt_tokens_details"], "cached_tokens");
+      if (u.contains("prompt_tokens_details")) c.usage.cached_prompt_tokens = usage_count(u["prompt_tokens_details"], "cached_tokens");
       if (u.contains("cost") && u["cost"].is_number()) c.cost_usd = u["cost"].get<double>();  // OpenRouter
     }
     c.response = body;
