@@ -1,4 +1,4 @@
-# Every dependency comes from a Debian bookworm -dev package (see docs/dependencies.md).
+# Every dependency comes from a Debian bookworm -dev package (scripts/setup.sh installs them).
 find_package(Threads REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(CLI11 REQUIRED)

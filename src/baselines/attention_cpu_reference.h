@@ -1,6 +1,6 @@
 #pragma once
 // Attention forward and backward on the CPU in double precision, straight from the task
-// definitions: the yardstick for the GPU fp32 reference (src/gpu/attention_reference.h) on tiny
+// definitions: the yardstick for the GPU fp32 reference (baselines/attention_reference.h) on tiny
 // shapes. Tensors are [heads, S, D] row-major floats (heads = B*H); LSE/L is [heads, S].
 // Causal means query i attends to keys j <= i.
 

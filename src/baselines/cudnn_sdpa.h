@@ -1,7 +1,7 @@
 #pragma once
 // The cuDNN attention baselines of the harness ("cudnn_sdpa_fwd", "cudnn_sdpa_bwd") and the forward
 // the harness uses to derive a backward task's O and L inputs. Built on the cuDNN backend C API
-// (no cudnn-frontend): see gpu/cudnn_sdpa_graph.h for the graphs, docs/attention-baselines.md for
+// (no cudnn-frontend): see baselines/cudnn_sdpa_graph.h for the graphs, docs/attention-baselines.md for
 // the version support matrix.
 //
 // Plans are cached per (direction, B, H, S, D, causal, scale, bf16, device, cuDNN version): the

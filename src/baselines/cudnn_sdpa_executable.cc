@@ -251,7 +251,6 @@ result<std::shared_ptr<sdpa_executable>> build_sdpa_executable(sdpa_direction di
   }
   exe->m_graph = std::move(best.graph);
   exe->m_plan = std::move(best.plan);
-  exe->m_tuned_ms = best.ms;
   int64_t total = 0;
   exe->m_scratch_offsets = scratch_offsets(*exe->m_graph, exe->m_plan.workspace_bytes, total);
   exe->m_workspace = workspace.release(exe->m_workspace_bytes);

@@ -56,7 +56,6 @@ class sdpa_executable {
   [[nodiscard]] const std::string& description() const { return m_description; }
   [[nodiscard]] sdpa_graph_kind kind() const { return m_graph->kind; }
   [[nodiscard]] const plan_candidate& plan() const { return m_plan; }
-  [[nodiscard]] float tuned_ms() const { return m_tuned_ms; }
   [[nodiscard]] const std::vector<graph_attempt>& attempts() const { return m_attempts; }
 
   ~sdpa_executable();
@@ -79,7 +78,6 @@ class sdpa_executable {
   descriptor m_pack;
   std::vector<graph_attempt> m_attempts;
   std::string m_description;
-  float m_tuned_ms = 0.0F;
 };
 
 /// Builds and autotunes (on io_pointers, whose outputs it overwrites) on the current device.

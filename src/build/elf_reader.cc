@@ -3,18 +3,22 @@
 #include <cstdint>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "core/file_io.h"
 
 namespace ptxbench::build {
 namespace {
 
-constexpr uint32_t k_sht_strtab = 3, k_sht_dynamic = 6, k_sht_dynsym = 11;
+constexpr uint32_t k_sht_strtab = 3, k_sht_dynamic = 6, k_sht_nobits = 8, k_sht_dynsym = 11;
+constexpr uint8_t k_stt_object = 1;
 constexpr int64_t k_dt_null = 0, k_dt_needed = 1, k_dt_rpath = 15, k_dt_runpath = 29;
 
 struct section {
   uint32_t type = 0;
   uint64_t offset = 0, size = 0, entsize = 0;
   uint32_t link = 0;
+  uint64_t addr = 0;
 };
 
 class reader {
@@ -40,9 +44,8 @@ class reader {
   const std::string& m_b;
 };
 
-}  // namespace
-
-result<elf_dynamic_info> parse_elf_dynamic(const std::string& bytes) {
+// The section table of a 64-bit little-endian ELF file, every section bounds-checked.
+result<std::vector<section>> read_sections(const std::string& bytes) {
   reader r(bytes);
   if (!r.fits(0, 64) || std::memcmp(bytes.data(), "\x7f" "ELF", 4) != 0) return make_error("not an ELF file");
   if (bytes[4] != 2 || bytes[5] != 1) return make_error("not a 64-bit little-endian ELF file");
@@ -53,10 +56,20 @@ result<elf_dynamic_info> parse_elf_dynamic(const std::string& bytes) {
   for (uint16_t i = 0; i < shnum; ++i) {
     uint64_t base = shoff + uint64_t{i} * 64;
     sections[i] = {r.get<uint32_t>(base + 4), r.get<uint64_t>(base + 24), r.get<uint64_t>(base + 32),
-                   r.get<uint64_t>(base + 56), r.get<uint32_t>(base + 40)};
-    if (sections[i].type != 8 /*SHT_NOBITS*/ && !r.fits(sections[i].offset, sections[i].size))
+                   r.get<uint64_t>(base + 56), r.get<uint32_t>(base + 40), r.get<uint64_t>(base + 16)};
+    if (sections[i].type != k_sht_nobits && !r.fits(sections[i].offset, sections[i].size))
       return make_error("malformed ELF: a section lies outside the file");
   }
+  return sections;
+}
+
+}  // namespace
+
+result<elf_dynamic_info> parse_elf_dynamic(const std::string& bytes) {
+  reader r(bytes);
+  auto table = read_sections(bytes);
+  if (!table) return table.err();
+  const std::vector<section>& sections = *table;
   auto strtab_of = [&](const section& s) -> const section* {
     if (s.link >= sections.size() || sections[s.link].type != k_sht_strtab) return nullptr;
     return &sections[s.link];
@@ -91,6 +104,32 @@ result<elf_dynamic_info> parse_elf_dynamic(const std::string& bytes) {
   }
   if (!have_dynamic) return make_error("ELF file has no dynamic section (not a shared object)");
   return info;
+}
+
+result<std::optional<std::string>> read_exported_object(const std::string& bytes, const std::string& name,
+                                                        std::size_t max_size) {
+  reader r(bytes);
+  auto table = read_sections(bytes);
+  if (!table) return table.err();
+  const std::vector<section>& sections = *table;
+  for (const auto& s : sections) {
+    if (s.type != k_sht_dynsym) continue;
+    if (s.link >= sections.size() || sections[s.link].type != k_sht_strtab || s.entsize != 24)
+      return make_error("malformed ELF: bad .dynsym");
+    for (uint64_t off = s.offset + 24; off + 24 <= s.offset + s.size; off += 24) {
+      if (r.str(sections[s.link], r.get<uint32_t>(off)) != name) continue;
+      auto st_info = r.get<uint8_t>(off + 4);
+      auto shndx = r.get<uint16_t>(off + 6);
+      auto value = r.get<uint64_t>(off + 8), size = r.get<uint64_t>(off + 16);
+      if ((st_info & 0xF) != k_stt_object || shndx == 0 || shndx >= sections.size()) return std::optional<std::string>{};
+      const section& home = sections[shndx];
+      if (size > max_size || home.type == k_sht_nobits || value < home.addr || value - home.addr > home.size ||
+          size > home.size - (value - home.addr))
+        return make_error(fmt::format("malformed ELF: {} lies outside its section", name));
+      return std::optional<std::string>(bytes.substr(home.offset + (value - home.addr), size));
+    }
+  }
+  return std::optional<std::string>{};
 }
 
 result<elf_dynamic_info> read_elf_dynamic(const std::filesystem::path& path) {

@@ -16,7 +16,6 @@ struct context {
   exit_status exit = exit_status::ok;
 
   [[nodiscard]] std::filesystem::path suite_dir() const { return root / "suite"; }
-  [[nodiscard]] std::filesystem::path include_dir() const { return root / "include"; }
   [[nodiscard]] std::filesystem::path packs_dir() const { return root / "packs"; }
 };
 

@@ -27,7 +27,6 @@ class message_channel {
   /// Connects to a listening socket at path.
   static result<message_channel> connect(const std::filesystem::path& path);
 
-  [[nodiscard]] bool is_open() const { return m_fd >= 0; }
   [[nodiscard]] int fd() const { return m_fd; }
   void close();
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "build/entry_check.h"
 #include "build/link_gate.h"
 #include "build/toolchain.h"
 #include "core/sha256.h"
@@ -75,8 +76,9 @@ void fill_build_summary(verdict& v, const build::build_result& b) {
 
 }  // namespace
 
-result<std::optional<build::build_result>> run_cpu_stages(const target_info& target, const solution& candidate,
-                                                          const pipeline_config& config, verdict& v) {
+result<std::optional<build::build_result>> run_cpu_stages(const task& t, const target_info& target,
+                                                          const solution& candidate, const pipeline_config& config,
+                                                          verdict& v) {
   v.targets.target = target.name;
   v.targets.arch = target.arch;
   v.targets.required_families = target.required_families;
@@ -146,7 +148,21 @@ result<std::optional<build::build_result>> run_cpu_stages(const target_info& tar
              fmt::format("rejected by the link gate ({}: {})", f.rule, f.excerpt), findings_text(*findings));
       return stopped;
     }
-    v.stages.push_back(timer.finish(stage_outcome::passed, "links only the CUDA runtime/driver and the C/C++ runtime"));
+    // The entry point: exported at all, and for the task's tensors (a file that exports nothing
+    // would otherwise count as "built" although it can never run).
+    const std::string symbol = candidate.entry_symbol();
+    auto exported = build::read_entry_export(built.shared_object, symbol);
+    if (!exported) return exported.err().with_context("link gate");
+    if (auto problem = build::check_entry_export(*exported, symbol, t.def)) {
+      v.stages.push_back(timer.finish(stage_outcome::failed, problem->message));
+      decide(v, stage_id::link_gate, problem->outcome, problem->message);
+      return stopped;
+    }
+    v.stages.push_back(timer.finish(
+        stage_outcome::passed,
+        fmt::format("links only the CUDA runtime/driver and the C/C++ runtime; exports {} (kernel ABI {})", symbol,
+                    exported->has_signature ? fmt::format("v{}, {} tensors", exported->signature_abi, exported->dtypes.size())
+                                            : std::string("v1 or unrecorded signature"))));
   }
 
   // static_sass

@@ -31,8 +31,9 @@ struct pipeline_config {
 /// Returns the build result when the candidate was built (the GPU stages need its artifact), or
 /// nullopt when a stage stopped the pipeline (v then holds the deciding stage). An error means a
 /// stage could not run at all (infrastructure).
-result<std::optional<build::build_result>> run_cpu_stages(const target_info& target, const solution& candidate,
-                                                          const pipeline_config& config, verdict& v);
+result<std::optional<build::build_result>> run_cpu_stages(const task& t, const target_info& target,
+                                                          const solution& candidate, const pipeline_config& config,
+                                                          verdict& v);
 
 /// The stop-early policy, in one place: records that `stage` decided the verdict with `outcome`,
 /// and marks every later stage of this mode (up to last_stage(v.mode)) as skipped.

@@ -77,7 +77,7 @@ class pipeline_evaluator final : public evaluator {
       v.task = request.t->name;
       v.target = request.target->name;
       v.arch = request.target->arch;
-      auto built = run_cpu_stages(*request.target, request.candidate, m_config, v);
+      auto built = run_cpu_stages(*request.t, *request.target, request.candidate, m_config, v);
       if (!built) { out.push_back(built.err()); continue; }
       out.push_back(v);  // placeholder; replaced below
       if (!built->has_value()) continue;

@@ -37,7 +37,7 @@ std::string_view finding_category_name(finding_category c) {
 const std::vector<sanitizer_noise_pattern>& sanitizer_noise_patterns() {
   // Libraries and the CUDA runtime ask the driver for optional entry points with cuGetProcAddress;
   // a symbol the driver lacks is an expected "error" that memcheck still reports. Upstream PTXBench
-  // drops exactly these blocks (upstream-ptxbench.md); anything else is kept.
+  // drops exactly these blocks in its sanitize step; anything else is kept.
   static const std::vector<sanitizer_noise_pattern> table = {
       {"Program hit", "on CUDA API call to cuGetProcAddress", "driver entry-point probe by the runtime/libraries"},
   };

@@ -6,7 +6,7 @@
 //
 // What the tool did not see, this parser cannot report: without `--padding`, memcheck misses an
 // overflow that lands in a neighbouring allocation and prints "ERROR SUMMARY: 0 errors"
-// (fixture sanitizer/memcheck_adjacent_overflow_no_padding.txt); that text parses as clean. Run
+// (fixture tests/fixtures/sanitizer/memcheck_adjacent_overflow_no_padding.txt); that text parses as clean. Run
 // memcheck with padding (or allocate guard space) to make such overflows visible.
 
 #include <array>

@@ -19,20 +19,6 @@ std::string counts_text(const std::optional<family_counts>& c) {
   return out;
 }
 
-ordered_json counts_json(const std::optional<family_counts>& c) {
-  if (!c) return nullptr;
-  ordered_json j = ordered_json::object();
-  for (const auto& [family, n] : *c) j[family] = n;
-  return j;
-}
-
-template <typename T>
-ordered_json optional_json(const std::optional<T>& v) {
-  return v ? ordered_json(*v) : ordered_json(nullptr);
-}
-
-ordered_json text_or_null(const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); }
-
 // Appends a JSON string literal. Inputs were checked as UTF-8 when read, so only quotes, backslashes
 // and control characters need escaping.
 void put_string(std::string& out, std::string_view s) {
@@ -91,34 +77,6 @@ std::string records_to_csv(const std::vector<turn_record>& records) {
     csv.cell(r.reasoning_tokens).cell(r.completion_tokens).cell(r.latency_s).cell(r.cost_usd).end_row();
   }
   return csv.text();
-}
-
-ordered_json records_to_json(const std::vector<turn_record>& records) {
-  ordered_json out = ordered_json::array();
-  for (const auto& r : records) {
-    out.push_back({{"model", r.model},
-                   {"target", text_or_null(r.target)},
-                   {"arch", r.arch},
-                   {"definition", r.definition},
-                   {"exp_dir", r.exp_dir},
-                   {"variant", text_or_null(r.variant)},
-                   {"trajectory", r.trajectory},
-                   {"turn", r.turn},
-                   {"label", std::string(outcome_name(r.label))},
-                   {"source_label", r.source_label},
-                   {"correct", r.correct()},
-                   {"target_correct", r.target_correct},
-                   {"speedup", optional_json(r.speedup)},
-                   {"target_verdict", text_or_null(r.target_verdict)},
-                   {"arch_tag", text_or_null(r.arch_tag)},
-                   {"static_counts", counts_json(r.static_counts)},
-                   {"dynamic_counts", counts_json(r.dynamic_counts)},
-                   {"reasoning_tokens", optional_json(r.reasoning_tokens)},
-                   {"completion_tokens", optional_json(r.completion_tokens)},
-                   {"latency_s", optional_json(r.latency_s)},
-                   {"cost_usd", optional_json(r.cost_usd)}});
-  }
-  return out;
 }
 
 }  // namespace ptxbench::metrics

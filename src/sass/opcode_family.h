@@ -2,8 +2,9 @@
 // Instruction families: which SASS base opcodes stand for an architecture feature (wgmma → GMMA,
 // TMA tensor copies → TMA, tcgen05 → TCGEN05, ...). One table serves the static SASS check, the
 // Nsight Compute report and the CUPTI records, so the three can never disagree about a name.
-// Sources of the opcode names: reference/peers-and-anticheat.md §4.4 (compiled and disassembled
-// with nvcc 13.0 for sm_90a and sm_100a) and the upstream verified-SASS rules (upstream-ptxbench §5.3).
+// Sources of the opcode names: probe kernels compiled and disassembled with nvcc 13.0 for sm_90a and
+// sm_100a (tests/fixtures/sass/) and upstream PTXBench's verified-SASS rules
+// (github.com/zhang677/PTXBench, benchmark/export_turn_correctness_arch.py).
 
 #include <cstdint>
 #include <map>

@@ -1,6 +1,6 @@
 #pragma once
 // Definition: the operator contract of the FlashInfer-Trace schema (axes, tensors, reference code).
-// Field names follow flashinfer_bench/data/definition.py exactly, so files move between the systems.
+// Field names follow FlashInfer-Bench's flashinfer_bench/data/definition.py (github.com/flashinfer-ai/flashinfer-bench) exactly, so files move between the systems.
 
 #include <cstdint>
 #include <optional>

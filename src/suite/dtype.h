@@ -21,7 +21,5 @@ std::optional<dtype> parse_dtype(std::string_view name);
 int dtype_bits(dtype t);
 /// Comma-separated list of all valid spellings, for error messages.
 std::string dtype_choices();
-/// True for the floating-point types.
-bool dtype_is_float(dtype t);
 
 }  // namespace ptxbench

@@ -1,6 +1,6 @@
 #pragma once
 // Solution: an implementation of a Definition (sources plus build spec). Field names follow
-// flashinfer_bench/data/solution.py. Source paths are relative and stay inside the build folder.
+// FlashInfer-Bench's flashinfer_bench/data/solution.py (github.com/flashinfer-ai/flashinfer-bench). Source paths are relative and stay inside the build folder.
 
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // Trace and Evaluation: the outcome of running a Solution on a Workload. Field names and the status
-// enum follow flashinfer_bench/data/trace.py, including its rule for which status carries which block.
+// enum follow FlashInfer-Bench's flashinfer_bench/data/trace.py (github.com/flashinfer-ai/flashinfer-bench), including its rule for which status carries which block.
 
 #include <map>
 #include <optional>

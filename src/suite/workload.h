@@ -1,6 +1,6 @@
 #pragma once
 // Workload: one concrete instance of a Definition (values for its var axes, where each input comes
-// from). Field names follow flashinfer_bench/data/workload.py.
+// from). Field names follow FlashInfer-Bench's flashinfer_bench/data/workload.py (github.com/flashinfer-ai/flashinfer-bench).
 
 #include <cstdint>
 #include <map>

@@ -41,7 +41,8 @@ constexpr std::array<alias, 5> k_legacy_labels = {{
     {"extraction_error", eval_outcome::no_code},
 }};
 
-// Upstream PTXBench's `correctness` classes (benchmark/export_turn_correctness_arch.py). Its three
+// Upstream PTXBench's `correctness` classes (github.com/zhang677/PTXBench,
+// benchmark/export_turn_correctness_arch.py). Its three
 // timeouts are one outcome here; its "Numerical error" also covers wrong shapes and dtypes.
 constexpr std::array<alias, 9> k_upstream_labels = {{
     {"Correct", eval_outcome::passed},

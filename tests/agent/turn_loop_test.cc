@@ -33,7 +33,7 @@ std::string valid_kernel_reply(const std::string& extra_marker) {
 // Fails its first `failures` evaluations with an infrastructure error, then delegates.
 class flaky_evaluator final : public evaluator {
  public:
-  flaky_evaluator(int failures, const suite* s) : m_failures(failures), m_inner(make_fake_evaluator(0)) {}
+  explicit flaky_evaluator(int failures) : m_failures(failures), m_inner(make_fake_evaluator(0)) {}
   result<verdict> evaluate(const eval_request& r) override {
     ++calls;
     if (m_failures-- > 0) return make_error("GPU 0 fell off the bus");
@@ -204,13 +204,13 @@ TEST_F(TurnLoopTest, ATargetCorrectFastKernelEndsTheTrajectoryEarly) {
 
 TEST_F(TurnLoopTest, InfraFailureUsesNoTurnAndResumeReevaluatesTheSameReply) {
   m_server.set_default_reply(valid_kernel_reply("plain"));
-  flaky_evaluator flaky(0, &*m_suite);
+  flaky_evaluator flaky(0);
   auto sp = spec(3, true);
   ASSERT_EQ(run(sp, &flaky).end, trajectory_end::limits_exceeded);  // warm-up run in another file
   std::filesystem::remove(sp.file);
   int before = m_server.requests();
 
-  flaky_evaluator down(100, &*m_suite);
+  flaky_evaluator down(100);
   auto r = run(sp, &down);
   ASSERT_EQ(r.end, trajectory_end::infra_error) << r.message;
   EXPECT_EQ(r.turns_completed, 0);
@@ -221,7 +221,7 @@ TEST_F(TurnLoopTest, InfraFailureUsesNoTurnAndResumeReevaluatesTheSameReply) {
   EXPECT_EQ(j["info"]["ptxbench"]["interruptions"][0]["kind"], "infra");
   EXPECT_EQ(m_server.requests(), before + 1);
 
-  flaky_evaluator back(0, &*m_suite);
+  flaky_evaluator back(0);
   r = run(sp, &back);
   ASSERT_EQ(r.end, trajectory_end::limits_exceeded) << r.message;
   EXPECT_EQ(r.turns_completed, 3);

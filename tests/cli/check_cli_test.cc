@@ -77,6 +77,51 @@ TEST(CheckCli, Sm100aKernelBuildsForB200AndSaysStaticOnly) {
   EXPECT_TRUE(again["build"]["cache_hit"].get<bool>());
 }
 
+// A candidate that can never run is not "built": the link gate reads the artifact's exports.
+TEST(CheckCli, AFileThatExportsNoEntryIsACompileError) {
+  if (!have_nvcc()) GTEST_SKIP() << "needs nvcc";
+  for (const char* file : {"whitespace_only.cu", "no_export.cu"}) {
+    auto r = run_cli({"check", kernel(file), "--task", "gemm_n7168_k5120"});
+    EXPECT_EQ(r.exit_code, 1) << file << r.out << r.err;
+    auto j = check_json(file);
+    EXPECT_EQ(j["outcome"], "compile_error") << file;
+    EXPECT_EQ(j["deciding_stage"], "link_gate") << file;
+    EXPECT_NE(j["message"].get<std::string>().find("does not export ptxbench_entry_run: end the file with "
+                                                    "PTXBENCH_EXPORT(run, <one dtype per tensor: A, B, C>)"),
+              std::string::npos)
+        << j["message"];
+  }
+}
+
+TEST(CheckCli, AnExportForTheWrongTensorsIsRefusedBeforeItRuns) {
+  if (!have_nvcc()) GTEST_SKIP() << "needs nvcc";
+  auto arity = check_json("wrong_arity_export.cu");
+  EXPECT_EQ(arity["outcome"], "incorrect_shape");
+  EXPECT_EQ(arity["status"], "INCORRECT_SHAPE");
+  EXPECT_EQ(arity["message"], "run is exported for 2 tensor(s) but the task passes 3 (A, B, C: inputs, then outputs)");
+  auto dtype = check_json("wrong_dtype_export.cu");
+  EXPECT_EQ(dtype["outcome"], "incorrect_dtype");
+  EXPECT_EQ(dtype["message"], "run: argument 0 (A) is exported as float32 but the task passes bfloat16");
+  // A dtype list that does not match the function's parameters does not even compile.
+  auto count = check_json("export_count_mismatch.cu");
+  EXPECT_EQ(count["outcome"], "compile_error");
+  EXPECT_NE(count["log"].get<std::string>().find("must list one dtype per tensor parameter of run"), std::string::npos)
+      << count["log"];
+}
+
+TEST(CheckCli, AKernelAbiVersion1BuildStillPassesTheCpuStages) {
+  if (!have_nvcc()) GTEST_SKIP() << "needs nvcc";
+  auto j = check_json("abi_v1_plain_tiled.cu");
+  EXPECT_EQ(j["outcome"], "built") << j["message"];
+  EXPECT_NE(j["stages"][2]["summary"].get<std::string>().find("exports run (kernel ABI v1 or unrecorded signature)"),
+            std::string::npos)
+      << j["stages"][2]["summary"];
+  auto v2 = check_json("naive_gemm_sm90a.cu");
+  EXPECT_NE(v2["stages"][2]["summary"].get<std::string>().find("exports run (kernel ABI v2, 3 tensors)"),
+            std::string::npos)
+      << v2["stages"][2]["summary"];
+}
+
 TEST(CheckCli, MalformedInputsGiveOneLineErrors) {
   auto dir = testing::make_temp_dir("cli");
   ASSERT_TRUE(write_file_atomic(dir / "bad.json", "{\"name\": ").ok());

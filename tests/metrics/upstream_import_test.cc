@@ -65,7 +65,7 @@ TEST(MetricsUpstream, ReproducesPaperTable1TurnRates) {
 
 TEST(MetricsUpstream, TrajectoryRatesAreUpstreamPlotNumbersNotTable1) {
   auto groups = subset_groups();
-  // upstream-ptxbench.md §8.4 (plot viewer CSVs, T=8): correctness / correct+SASS / best speedup.
+  // upstream PTXBench's plot viewer CSVs (benchmark/plot_viewer_v1, T=8): correctness / correct+SASS / best speedup.
   auto bwd = find_run(groups, "opus48-b200-mha-bwd-d128").turns;
   auto tr = compute_trajectory_rates(bwd, 8);
   EXPECT_EQ(tr.n_trajectories, 12);
