@@ -28,6 +28,18 @@ const protection* find_protection(const sandbox_report& r, const std::string& na
   return nullptr;
 }
 
+bool is_disabled(const sandbox_policy& p, const char* name) {
+  for (const auto& d : p.disabled)
+    if (d == name) return true;
+  return false;
+}
+
+protection disabled_protection() {
+  protection p;
+  p.reason = "disabled by the policy (diagnosis only)";
+  return p;
+}
+
 }  // namespace
 
 result<sandbox_report> apply_sandbox(const sandbox_policy& policy) {
@@ -57,6 +69,8 @@ result<sandbox_report> apply_sandbox(const sandbox_policy& policy) {
         "not entered under a tool: its injected library talks to the front end over TCP loopback (Nsight "
         "Compute: ports 49152+); the harness can start the whole tool in a private namespace instead "
         "(enter_private_network)";
+  } else if (is_disabled(policy, "network_namespace")) {
+    r.network_namespace = disabled_protection();
   } else {
     r.network_namespace = enter_network_namespace();
   }
@@ -68,7 +82,9 @@ result<sandbox_report> apply_sandbox(const sandbox_policy& policy) {
     r.no_new_privs.reason = fmt::format("prctl(PR_SET_NO_NEW_PRIVS) failed: {}", std::strerror(errno));
   }
 
-  if (r.no_new_privs.active) {
+  if (is_disabled(policy, "landlock")) {
+    r.landlock = disabled_protection();
+  } else if (r.no_new_privs.active) {
     auto ll = apply_landlock(policy);
     r.landlock = ll.status;
     r.landlock_abi = ll.abi;
@@ -80,11 +96,15 @@ result<sandbox_report> apply_sandbox(const sandbox_policy& policy) {
     r.landlock.reason = "needs no_new_privs";
   }
 
-  r.capabilities = drop_capabilities(policy.tool);
+  r.capabilities = is_disabled(policy, "capabilities") ? disabled_protection() : drop_capabilities(policy.tool);
 
-  auto sc = load_seccomp_filter(policy);
-  r.seccomp = sc.status;
-  r.seccomp_rules = sc.rules;
+  if (is_disabled(policy, "seccomp")) {
+    r.seccomp = disabled_protection();
+  } else {
+    auto sc = load_seccomp_filter(policy);
+    r.seccomp = sc.status;
+    r.seccomp_rules = sc.rules;
+  }
 
   if (policy.tool != tool_mode::none)
     r.weakened.push_back(
@@ -92,6 +112,7 @@ result<sandbox_report> apply_sandbox(const sandbox_policy& policy) {
         "Landlock leaves TCP and signals alone: the tool's injected library shares the process");
   for (const auto& p : policy.extra_write_paths)
     r.weakened.push_back(fmt::format("writable beyond scratch: {}", p.string()));
+  for (const auto& d : policy.disabled) r.weakened.push_back("disabled by the policy: " + d);
   if (policy.mode == enforcement::audit)
     r.weakened.push_back("audit mode: the system call filter only logs (never for an evaluation)");
 

@@ -89,14 +89,15 @@ ordered_json to_json(const sandbox_policy& p) {
           {"allow_network", p.allow_network},
           {"limits", limits},
           {"violation_fd", p.violation_fd},
-          {"required", p.required}};
+          {"required", p.required},
+          {"disabled", p.disabled}};
 }
 
 result<sandbox_policy> policy_from_json(const ordered_json& j) {
   if (!j.is_object()) return make_error("sandbox policy: expected an object");
   static const std::set<std::string> known = {"mode", "tool", "scratch_dir", "read_paths", "device_paths",
                                               "extra_write_paths", "allow_network", "limits", "violation_fd",
-                                              "required"};
+                                              "required", "disabled"};
   for (const auto& [key, value] : j.items())
     if (!known.count(key)) return make_error(fmt::format("sandbox policy: unknown field '{}'", key));
   sandbox_policy p;
@@ -124,6 +125,18 @@ result<sandbox_policy> policy_from_json(const ordered_json& j) {
         else p.required.push_back(n.get<std::string>());
       }
     }
+  }
+  if (j.contains("disabled")) {
+    const auto& dis = j.at("disabled");
+    static const std::set<std::string> names = {"seccomp", "landlock", "network_namespace", "capabilities"};
+    if (!dis.is_array()) r.fail("disabled", "must be an array of protection names");
+    else
+      for (const auto& n : dis) {
+        if (!n.is_string() || !names.count(n.get<std::string>()))
+          r.fail("disabled", "holds a protection that cannot be disabled (expected seccomp, landlock, "
+                             "network_namespace, capabilities)");
+        else p.disabled.push_back(n.get<std::string>());
+      }
   }
   if (j.contains("limits")) {
     const auto& l = j.at("limits");

@@ -59,6 +59,11 @@ struct sandbox_policy {
   /// candidate) when one of these is unavailable. Names as in the report: "no_new_privs",
   /// "seccomp", "landlock", "network_namespace", "capabilities", "rlimits".
   std::vector<std::string> required = {"no_new_privs", "seccomp", "rlimits"};
+
+  /// Protections switched off on purpose, to find which one a GPU host or tool trips over
+  /// (bench/sandbox_probe_h200.sh): "seccomp", "landlock", "network_namespace", "capabilities".
+  /// Never for an evaluation; the report lists each as off and as a weakening.
+  std::vector<std::string> disabled;
 };
 
 /// The read paths a CUDA runner needs after its context exists: the candidate's shared object, the

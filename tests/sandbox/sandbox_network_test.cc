@@ -187,3 +187,24 @@ TEST(SandboxNetwork, AuditModeLetsTheCallThrough) {
 
 }  // namespace
 }  // namespace ptxbench::sandbox::testing
+
+namespace ptxbench::sandbox::testing {
+namespace {
+
+TEST(SandboxNetwork, ADisabledFilterIsReportedAndLetsSocketsThrough) {
+  // Diagnosis only (bench/sandbox_probe_h200.sh bisects with it); shows the filter is what refuses.
+  sandbox_dirs d;
+  auto p = test_policy(d);
+  p.disabled = {"seccomp"};
+  p.required = {"no_new_privs"};
+  auto r = run_sandboxed(p, [&](int fd) { report(fd, ::socket(AF_INET, SOCK_STREAM, 0)); });
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output, "ok\n");
+  p.required = {"seccomp"};
+  r = run_sandboxed(p, [&](int fd) {});
+  EXPECT_EQ(r.output, "apply failed: sandbox: seccomp is required but unavailable: disabled by the policy (diagnosis "
+                      "only)\n");
+}
+
+}  // namespace
+}  // namespace ptxbench::sandbox::testing
