@@ -201,7 +201,7 @@ TEST(SandboxNetwork, ADisabledFilterIsReportedAndLetsSocketsThrough) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.output, "ok\n");
   p.required = {"seccomp"};
-  r = run_sandboxed(p, [&](int fd) {});
+  r = run_sandboxed(p, [](int) {});
   EXPECT_EQ(r.output, "apply failed: sandbox: seccomp is required but unavailable: disabled by the policy (diagnosis "
                       "only)\n");
 }
