@@ -172,3 +172,75 @@ TEST(SandboxRules, EveryTrapRuleHasAReasonAndToolModeNeverTrapsTheNetwork) {
 
 }  // namespace
 }  // namespace ptxbench::sandbox::testing
+
+#include <signal.h>
+
+#include "sandbox/runner_integration.h"
+
+namespace ptxbench::sandbox::testing {
+namespace {
+
+TEST(SandboxWiring, TheToolComesFromTheWrapper) {
+  EXPECT_EQ(tool_for_wrapper({}), tool_mode::none);
+  EXPECT_EQ(tool_for_wrapper({"/usr/local/cuda/bin/compute-sanitizer", "--tool", "memcheck"}),
+            tool_mode::compute_sanitizer);
+  EXPECT_EQ(tool_for_wrapper({"/opt/nvidia/nsight-compute/2025.3/ncu", "--metrics", "x"}), tool_mode::nsight_compute);
+  auto p = policy_for_runner("/w/scratch", "/c/builds/k/x.so", {"ncu"});
+  EXPECT_EQ(p.tool, tool_mode::nsight_compute);
+  EXPECT_EQ(p.scratch_dir, "/w/scratch");
+}
+
+TEST(SandboxWiring, ViolationMessageFromLogOrSignal) {
+  int sigsys = SIGSYS;  // a wait status for "killed by SIGSYS" is the signal number itself
+  EXPECT_EQ(violation_message("x\nptxbench-sandbox: attempted ptrace\n", 86 << 8, true).value_or(""),
+            "sandbox: attempted ptrace");
+  EXPECT_EQ(violation_message("", sigsys, true).value_or(""), "sandbox: blocked system call (the report was suppressed)");
+  EXPECT_FALSE(violation_message("Segmentation fault\n", SIGSEGV, true).has_value());
+  EXPECT_FALSE(violation_message("", sigsys, false).has_value());
+}
+
+TEST(SandboxWiring, NoPolicyInTheSetupAppliesNothingAndSaysSo) {
+  auto j = apply_requested_sandbox({{"type", "setup"}, {"so", "/x.so"}});
+  ASSERT_TRUE(j) << j.err().message;
+  EXPECT_EQ((*j)["applied"], false);
+  EXPECT_EQ((*j)["reason"], "the harness asked for no sandbox");
+  auto bad = apply_requested_sandbox({{"sandbox", {{"scratch_dir", "/s"}, {"mode", "lenient"}}}});
+  EXPECT_EQ(bad.err().message, "sandbox policy: 'mode' must be enforce or audit, got 'lenient'");
+}
+
+TEST(SandboxWiring, ThePolicyFromTheSetupIsApplied) {
+  sandbox_dirs d;
+  auto policy = policy_for_runner(d.scratch, d.readable / "cand.so", {});
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  policy.violation_fd = fds[1];
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    auto j = apply_requested_sandbox({{"type", "setup"}, {"sandbox", to_json(policy)}});
+    std::string s = j ? j->dump() : "error: " + j.err().message;
+    s += "\n";
+    (void)!::write(fds[1], s.data(), s.size());
+    char* const argv[] = {const_cast<char*>("/bin/true"), nullptr};
+    ::execv("/bin/true", argv);  // must be trapped
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[8192];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  auto nl = out.find('\n');
+  ASSERT_NE(nl, std::string::npos) << out;
+  auto j = nlohmann::ordered_json::parse(out.substr(0, nl));
+  EXPECT_EQ(j["applied"], true);
+  EXPECT_EQ(j["seccomp"]["active"], true);
+  EXPECT_EQ(violation_message(out, st, true).value_or(""), "sandbox: attempted execve");
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == violation_exit_code);
+}
+
+}  // namespace
+}  // namespace ptxbench::sandbox::testing
