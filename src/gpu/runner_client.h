@@ -27,6 +27,7 @@ struct runner_launch {
   bool timing = false;                       ///< CUPTI spans in the runner
   int device = 0;
   double startup_timeout_s = 120;
+  bool sandbox = true;                       ///< confine the runner (docs/sandbox.md); false only for diagnosis
 };
 
 enum class call_outcome {
@@ -45,6 +46,7 @@ struct call_result {
   double wall_ms = 0;             ///< harness clock from "go" to "done" (trusted)
   std::vector<std::string> kernels;
   bool load_error = false;        ///< the candidate could not be loaded (missing export, bad ABI, unresolved symbol)
+  ordered_json sandbox;           ///< start(): the runner's sandbox report (for the verdict's environment)
 };
 
 class runner_client {

@@ -26,6 +26,7 @@
 #include "gpu/activity_tracer.h"
 #include "gpu/ipc_tensor.h"
 #include "ptxbench/abi.h"
+#include "sandbox/runner_integration.h"
 
 using namespace ptxbench;
 
@@ -54,8 +55,10 @@ struct runner_state {
 };
 
 [[noreturn]] void fail(runner_state& st, const std::string& message, int code = 3) {
-  // Exit code 4 marks a candidate that could not even be loaded (upstream calls that a compile error).
-  (void)st.channel.send({{"type", "error"}, {"nonce", st.nonce}, {"error", message}, {"phase", code == 4 ? "load" : "run"}});
+  // Exit code 4 marks a candidate that could not even be loaded (upstream calls that a compile error);
+  // 5 a sandbox that could not be applied (the harness's problem, not the candidate's).
+  (void)st.channel.send({{"type", "error"}, {"nonce", st.nonce}, {"error", message},
+                         {"phase", code == 4 ? "load" : code == 5 ? "sandbox" : "run"}});
   std::fflush(stdout);
   std::fflush(stderr);
   _exit(code);
@@ -89,6 +92,10 @@ void handle_setup(runner_state& st, const ordered_json& m) {
     auto tr = gpu::activity_tracer::start();
     if (tr) st.tracer = std::move(*tr);  // otherwise the harness's wall clock is the only measure
   }
+  // The sandbox goes on here: after the harness socket and the CUDA context exist (both need what it
+  // then refuses), before any candidate code runs (dlopen runs its static constructors).
+  auto confined = sandbox::apply_requested_sandbox(m);
+  if (!confined) fail(st, confined.err().message, 5);
   std::string so = m.value("so", "");
   std::string symbol = m.value("symbol", "run");
   void* lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -102,7 +109,7 @@ void handle_setup(runner_state& st, const ordered_json& m) {
   if (abi() != PTXBENCH_ABI_VERSION)
     fail(st, "the candidate was built against kernel ABI version " + std::to_string(abi()) + ", expected " +
                  std::to_string(PTXBENCH_ABI_VERSION), 4);
-  (void)st.channel.send({{"type", "ready"}, {"pid", ::getpid()}, {"cupti", st.tracer != nullptr}});
+  (void)st.channel.send({{"type", "ready"}, {"pid", ::getpid()}, {"cupti", st.tracer != nullptr}, {"sandbox", *confined}});
 }
 
 void handle_prepare(runner_state& st, const ordered_json& m) {
