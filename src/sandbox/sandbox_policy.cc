@@ -11,7 +11,9 @@ using nlohmann::ordered_json;
 std::vector<fs::path> default_read_paths(const fs::path& candidate_so, const fs::path& cuda_root) {
   // "/proc/self" is opened when the rule is added, in the runner, so it names the runner's own
   // /proc/<pid> (and /proc/thread-self beneath it), not the harness's, nor any other process's.
-  std::vector<fs::path> out = {"/usr", "/lib", "/lib64", "/etc", "/opt", "/sys", "/proc/driver/nvidia", "/proc/self"};
+  // "/proc/self/exe" likewise becomes the runner's own binary (tools read it for host backtraces).
+  std::vector<fs::path> out = {"/usr",  "/lib", "/lib64", "/etc", "/opt", "/sys", "/proc/driver/nvidia", "/proc/self",
+                               "/proc/self/exe"};
   if (!cuda_root.empty()) out.push_back(cuda_root);
   // Only the candidate's own file, not its folder: the build cache holds every other candidate.
   if (!candidate_so.empty()) out.push_back(candidate_so);

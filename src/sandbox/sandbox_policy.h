@@ -68,7 +68,8 @@ struct sandbox_policy {
 
 /// The read paths a CUDA runner needs after its context exists: the candidate's shared object, the
 /// system and CUDA libraries (/usr, /lib, /lib64, /etc for ld.so.cache, /opt, cuda_root),
-/// /proc/self (as /proc/<pid>), /proc/driver/nvidia, and /sys (the driver reads PCI and NUMA data).
+/// /proc/self (as /proc/<pid>), the runner's own binary (/proc/self/exe), /proc/driver/nvidia, and
+/// /sys (the driver reads PCI and NUMA data).
 /// Found by reading the CUDA driver's file accesses; bench/sandbox_probe_h200.sh re-checks them on
 /// a GPU host.
 std::vector<std::filesystem::path> default_read_paths(const std::filesystem::path& candidate_so,

@@ -129,9 +129,10 @@ bool rule_applies(const syscall_rule& r, const sandbox_policy& p) {
 rule_action effective_action(const syscall_rule& r, const sandbox_policy& p, int* error_out) {
   rule_action a = r.action;
   int err = r.error;
+  // rt_sigaction(SIGSYS) included: a tool may (re)install handlers for every signal when it first
+  // intercepts a launch; failing it keeps the reporting handler without blaming the candidate.
   if (p.tool != tool_mode::none && a == rule_action::trap &&
-      (r.category == rule_category::network || r.category == rule_category::signal) &&
-      r.condition != rule_condition::sigaction_sigsys) {
+      (r.category == rule_category::network || r.category == rule_category::signal)) {
     a = rule_action::fail;
     err = r.category == rule_category::network ? EACCES : EPERM;
   }

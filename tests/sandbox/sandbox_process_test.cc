@@ -1,5 +1,6 @@
 // No new programs or processes (threads work), no tracing or signals to other processes, and the
 // violation handler cannot be replaced.
+#include <fcntl.h>
 #include <linux/sched.h>
 #include <pthread.h>
 #include <sched.h>
@@ -236,6 +237,32 @@ TEST(SandboxProcess, CapabilitiesAreDroppedForRoot) {
     (void)!::write(fd, out.data(), out.size());
   });
   EXPECT_EQ(r.output, "CapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n");
+}
+
+}  // namespace
+}  // namespace ptxbench::sandbox::testing
+
+namespace ptxbench::sandbox::testing {
+namespace {
+
+TEST(SandboxProcess, UnderAToolReplacingTheHandlerFailsButTheHandlerStays) {
+  sandbox_dirs d;
+  auto p = test_policy(d);
+  p.tool = tool_mode::nsight_compute;
+  auto r = run_sandboxed(p, [&](int fd) {
+    report(fd, ::signal(SIGSYS, SIG_IGN) == SIG_ERR ? -1 : 0);
+    report(fd, ::syscall(SYS_execve, "/bin/true", k_argv, k_envp));  // still trapped, and still reported
+  });
+  EXPECT_EQ(r.output, errno_line(EPERM) + "ptxbench-sandbox: attempted execve\n");
+  EXPECT_EQ(r.exit_code, violation_exit_code);
+}
+
+TEST(SandboxProcess, TheRunnersOwnBinaryIsReadable) {
+  sandbox_dirs d;
+  auto p = test_policy(d);
+  p.read_paths = default_read_paths({}, {});
+  auto r = run_sandboxed(p, [&](int fd) { report(fd, ::open("/proc/self/exe", O_RDONLY | O_CLOEXEC)); });
+  EXPECT_EQ(r.output, "ok\n");
 }
 
 }  // namespace
