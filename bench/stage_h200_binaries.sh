@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 cmake --build build
 rm -rf .carry/bin && mkdir -p .carry/bin
 for b in ptxbench ptxbench-harness ptxbench-runner libptxbench_baseline.so ptxbench_tests \
-         ptxbench_gpu_attention_tests ptxbench_gpu_pack_tests ptxbench-attention-probe; do
+         ptxbench_gpu_attention_tests ptxbench_gpu_pack_tests ptxbench-attention-probe \
+         ptxbench-sandbox-probe libptxbench_sandbox_probe_candidate.so; do
   strip -o ".carry/bin/$b" "build/bin/$b"
 done
 httplib=$(ldd build/bin/ptxbench_tests | awk '/libcpp-httplib/ {print $3}')
