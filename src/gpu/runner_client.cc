@@ -74,6 +74,7 @@ result<call_result> runner_client::start(const runner_launch& launch) {
   // tools' injected code put their temporary files where the sandbox lets them.
   fs::path scratch = launch.work_dir / fmt::format("scratch-{}", token.substr(0, 8));
   fs::create_directories(scratch, ec);
+  m_scratch = scratch;
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e)
     if (std::string_view(*e).rfind("TMPDIR=", 0) != 0) env.emplace_back(*e);
@@ -273,6 +274,9 @@ std::string runner_client::stop(double grace_s) {
   m_channel.close();
   std::string how = describe_death();
   m_child = -1;
+  // Nothing the candidate wrote outlives its runner (RLIMIT_FSIZE bounds each file, not their number).
+  std::error_code ignored;
+  if (!m_scratch.empty()) fs::remove_all(m_scratch, ignored);
   return how;
 }
 

@@ -97,6 +97,7 @@ class runner_client {
   message_channel m_channel;
   message_listener m_listener;
   std::filesystem::path m_log;
+  std::filesystem::path m_scratch;  // the runner's only writable folder; removed by stop()
 };
 
 }  // namespace ptxbench::gpu
