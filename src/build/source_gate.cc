@@ -38,7 +38,7 @@ std::string header_basename(const std::string& header) {
   return slash == std::string::npos ? header : header.substr(slash + 1);
 }
 
-void check_one(const source_file& file, std::vector<eval::gate_finding>& out) {
+void check_one(const source_file& file, std::vector<gate_finding>& out) {
   scanned_source scanned = scan_source(file.content);
   auto add = [&](const char* rule, int line, std::string message) {
     out.push_back({rule, file.path, line, source_line(file.content, line), std::move(message)});
@@ -71,9 +71,9 @@ void check_one(const source_file& file, std::vector<eval::gate_finding>& out) {
 
 }  // namespace
 
-std::vector<eval::gate_finding> check_sources(const std::vector<source_file>& sources,
+std::vector<gate_finding> check_sources(const std::vector<source_file>& sources,
                                               const source_gate_config& config) {
-  std::vector<eval::gate_finding> out;
+  std::vector<gate_finding> out;
   std::size_t total = 0;
   for (const auto& f : sources) total += f.content.size();
   if (total > config.max_total_bytes) {

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "eval/verdict.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::eval {
 
