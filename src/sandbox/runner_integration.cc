@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <fmt/format.h>
+
 #include "sandbox/apply_sandbox.h"
 #include "sandbox/violation_reporter.h"
 
@@ -41,6 +43,10 @@ std::optional<std::string> violation_message(std::string_view log, int wait_stat
   if (auto v = find_violation(log)) return v;
   if (have_status && WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGSYS)
     return std::string("sandbox: blocked system call (the report was suppressed)");
+  // The handler's exit code without its line (the log was cut, or the candidate chose the code):
+  // still the sandbox's business, but the message claims no particular call.
+  if (have_status && WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == violation_exit_code)
+    return fmt::format("sandbox: the runner exited with the sandbox's code {} but left no report", violation_exit_code);
   return std::nullopt;
 }
 

@@ -34,7 +34,9 @@ result<nlohmann::ordered_json> apply_requested_sandbox(const nlohmann::ordered_j
 
 /// Harness side: the sandbox's message for a runner that died, from its log and waitpid status:
 /// the handler's line ("sandbox: attempted execve"), or, for a death by SIGSYS without one,
-/// "sandbox: blocked system call (the report was suppressed)". nullopt: not the sandbox.
+/// "sandbox: blocked system call (the report was suppressed)", or, for the handler's exit code
+/// (violation_exit_code) without one, a message saying the report is missing. nullopt: not the
+/// sandbox.
 std::optional<std::string> violation_message(std::string_view log, int wait_status, bool have_status);
 
 }  // namespace ptxbench::sandbox

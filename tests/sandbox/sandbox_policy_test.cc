@@ -197,6 +197,11 @@ TEST(SandboxWiring, ViolationMessageFromLogOrSignal) {
   EXPECT_EQ(violation_message("", sigsys, true).value_or(""), "sandbox: blocked system call (the report was suppressed)");
   EXPECT_FALSE(violation_message("Segmentation fault\n", SIGSEGV, true).has_value());
   EXPECT_FALSE(violation_message("", sigsys, false).has_value());
+  // The handler's exit code without its line: the sandbox's, but no call is named.
+  EXPECT_EQ(violation_message("cut log", violation_exit_code << 8, true).value_or(""),
+            "sandbox: the runner exited with the sandbox's code 86 but left no report");
+  EXPECT_FALSE(violation_message("", 3 << 8, true).has_value());
+  EXPECT_FALSE(violation_message("", violation_exit_code << 8, false).has_value());
 }
 
 TEST(SandboxWiring, NoPolicyInTheSetupAppliesNothingAndSaysSo) {

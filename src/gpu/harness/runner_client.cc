@@ -16,6 +16,7 @@
 
 #include "core/file_io.h"
 #include "core/process.h"
+#include "gpu/harness/call_failure.h"
 #include "sandbox/runner_integration.h"
 #include "sandbox/sandbox_policy.h"
 
@@ -128,6 +129,7 @@ result<call_result> runner_client::start(const runner_launch& launch) {
   if (ready.message.value("type", "") == "error" && ready.message.value("phase", "") == "sandbox")
     return make_error("the candidate sandbox could not be applied: " + ready.message.value("error", ""));
   if (ready.message.value("type", "") == "error") {
+    r.sandbox = ready.message.value("sandbox", ordered_json(nullptr));  // present once the sandbox was on
     r.outcome = call_outcome::failed;
     r.message = ready.message.value("error", "the runner reported an error");
     r.load_error = ready.message.value("phase", "") == "load";
@@ -250,10 +252,9 @@ call_result runner_client::lost(const std::string& during, double timeout_s, boo
     if (m_child > 0) ::kill(-m_child, SIGKILL);
     describe_death();
   } else {
-    r.outcome = call_outcome::crashed;
-    r.message = fmt::format("the candidate process {} during {}", describe_death(), during);
-    // The sandbox ended it: its line in the log says what was attempted (docs/sandbox.md).
-    if (auto v = sandbox::violation_message(output(), m_status, m_exited)) r.message = *v + " (" + r.message + ")";
+    // If the sandbox ended it, its line in the log says what was attempted (docs/sandbox.md).
+    std::string death = describe_death();
+    r = crashed_call(death, during, output(), m_status, m_exited);
   }
   return r;
 }

@@ -55,6 +55,7 @@ struct call_result {
   candidate_error error_kind = candidate_error::unspecified;  ///< for failed: what the entry point said
   bool load_error = false;        ///< the candidate could not be loaded (missing export, bad ABI, unresolved symbol)
   ordered_json sandbox;           ///< start(): the runner's sandbox report (for the verdict's environment)
+  std::string sandbox_violation;  ///< crashed: the sandbox's message ("sandbox: attempted execve"); "" when not the sandbox
 };
 
 class runner_client {
