@@ -12,7 +12,7 @@
 #   bench/sandbox_probe_h200.sh            # writes $OUT/sandbox_probe.txt (bench/results/h200 by default)
 #
 # Needs: build/bin/ptxbench-sandbox-probe and build/bin/libptxbench_sandbox_probe_candidate.so (or
-# PTXBENCH_BIN=...), root for dmesg. Takes about a minute. Expected on a working host: every CASE
+# PTXBENCH_BIN=...; ptxbench_sandbox_tests beside them is run too), root for dmesg. Takes about a minute. Expected on a working host: every CASE
 # "works"; the audit cases list no syscall= line (nothing the driver or the tools need is refused).
 # If an enforce case fails and its audit case lists calls, those calls are what the policy must
 # allow for that mode (syscall numbers: `ausyscall N` or /usr/include/x86_64-linux-gnu/asm/unistd_64.h).
@@ -48,6 +48,12 @@ run_case() {
   echo "lsm: $(cat /sys/kernel/security/lsm 2>/dev/null || echo unreadable)"
   echo "seccomp actions logged: $(cat /proc/sys/kernel/seccomp/actions_logged 2>/dev/null)"
   "$CS" --version | tail -1; "$NCU" --version | tail -1
+  # The CPU tests of the sandbox on this host's kernel (Landlock ABI, namespaces), when staged.
+  if [ -x "$BIN/ptxbench_sandbox_tests" ]; then
+    echo "== ptxbench_sandbox_tests"
+    timeout 300 "$BIN/ptxbench_sandbox_tests" --gtest_brief=1 2>&1 | tail -n 30
+    echo "  sandbox tests exit: ${PIPESTATUS[0]}"
+  fi
   SAN="$CS --tool memcheck --padding 1024 --print-limit 20 --target-processes all"
   PROF="$NCU --metrics sass__inst_executed_per_opcode,sass__thread_inst_executed_true_per_opcode --clock-control none --target-processes all -f -o $PROFILE_DIR/profile"
 
