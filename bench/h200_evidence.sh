@@ -66,9 +66,16 @@ agent)
   timeout 200 bash bench/agent_replay_h200.sh > "$OUT/agent_replay.txt" 2>&1
   echo "agent replay exit $?"; tail -3 "$OUT/agent_replay.txt"
   # libcpp-httplib (the tests' fake model server) is carried beside the binary: the GPU host lacks it.
-  LD_LIBRARY_PATH="$PTXBENCH_BIN:$LD_LIBRARY_PATH" timeout 240 "$PTXBENCH_BIN/ptxbench_tests" \
-    --gtest_filter='PackSass*:Disassembler*:TurnLoopTest.OnTheGpu*' > "$OUT/gpu_host_cpu_tests.txt" 2>&1
-  echo "GPU-host subset of ptxbench_tests: exit $?"; tail -3 "$OUT/gpu_host_cpu_tests.txt"
+  # One test binary per area: the pack SASS tests (prompts), the disassembler (sass), the agent on the GPU.
+  : > "$OUT/gpu_host_cpu_tests.txt"
+  for t in "ptxbench_prompts_tests PackSass*" "ptxbench_sass_tests Disassembler*" \
+           "ptxbench_agent_tests TurnLoopTest.OnTheGpu*"; do
+    set -- $t
+    LD_LIBRARY_PATH="$PTXBENCH_BIN:$LD_LIBRARY_PATH" timeout 240 "$PTXBENCH_BIN/$1" --gtest_filter="$2" \
+      >> "$OUT/gpu_host_cpu_tests.txt" 2>&1
+    echo "GPU-host subset of $1 ($2): exit $?"
+  done
+  tail -3 "$OUT/gpu_host_cpu_tests.txt"
   ;;
 *)
   echo "usage: $0 gemm|attention|probe|agent" >&2

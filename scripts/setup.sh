@@ -9,6 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libcurl4-openssl-dev libssl-dev libpcre2-dev libcpp-httplib-dev
+  libseccomp-dev  # the candidate sandbox (src/sandbox)
   libgtest-dev libgmock-dev
   chromium  # headless browser for the report test (ctest -L browser); it skips without it
 )

@@ -114,6 +114,7 @@ ordered_json to_json(const gpu_stage_result& r) {
   j["correctness"] = r.correctness ? to_json(*r.correctness) : ordered_json(nullptr);
   j["timing"] = r.timing ? to_json(*r.timing) : ordered_json(nullptr);
   write_runtime_counts(r.dynamic, j);
+  j["sandbox"] = r.sandbox;
   return j;
 }
 
@@ -130,6 +131,10 @@ result<gpu_stage_result> gpu_stage_result_from_json(const ordered_json& j) {
     if (j.contains("correctness") && j["correctness"].is_object()) r.correctness = correctness_from_json(j["correctness"]);
     if (j.contains("timing") && j["timing"].is_object()) r.timing = timing_from_json(j["timing"]);
     r.dynamic = read_runtime_counts(j);
+    if (j.contains("sandbox") && !j["sandbox"].is_null()) {
+      if (!j["sandbox"].is_object()) return make_error("harness result: sandbox must be an object");
+      r.sandbox = j["sandbox"];
+    }
     return r;
   } catch (const std::exception& e) {
     return make_error(std::string("malformed harness result: ") + e.what());
@@ -142,6 +147,10 @@ void merge_into(const gpu_stage_result& r, verdict& v) {
   v.correctness = r.correctness;
   v.timing = r.timing;
   v.targets.dynamic = r.dynamic;
+  if (!r.sandbox.empty()) {
+    if (!v.environment.is_object()) v.environment = ordered_json::object();
+    v.environment["sandbox"] = r.sandbox;
+  }
 }
 
 }  // namespace ptxbench

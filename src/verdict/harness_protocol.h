@@ -56,13 +56,19 @@ struct gpu_stage_result {
   std::optional<correctness_summary> correctness;
   std::optional<timing_summary> timing;
   runtime_counts dynamic;
+  /// The sandbox of every runner process started for the candidate, by process ("plain",
+  /// "sanitize-memcheck", "profile"): the runner's report (each layer "active", with the "reason"
+  /// where it is off) or {"applied": null, "reason"} where none came (docs/sandbox.md, "Reporting").
+  /// Kept as the runner's JSON: the verdict records it, nothing here interprets it.
+  ordered_json sandbox = ordered_json::object();
 };
 
 ordered_json to_json(const gpu_stage_result& r);
 result<gpu_stage_result> gpu_stage_result_from_json(const ordered_json& j);
 
 /// Completes a verdict that already holds the CPU stages with what the harness established: its
-/// decision, its stage records, correctness, timing and the runtime instruction counts.
+/// decision, its stage records, correctness, timing, the runtime instruction counts and, as
+/// environment["sandbox"], the runners' sandbox reports.
 void merge_into(const gpu_stage_result& r, verdict& v);
 
 }  // namespace ptxbench

@@ -3,6 +3,7 @@
 #include "suite/task.h"
 #include "test_support.h"
 #include "verdict/harness_protocol.h"
+#include "verdict/verdict_json.h"
 
 namespace ptxbench {
 namespace {
@@ -88,6 +89,68 @@ TEST(HarnessProtocol, MergeAppendsTheGpuStagesAndTakesTheDecision) {
   EXPECT_EQ(v.stages[1].id, stage_id::correctness);
   EXPECT_DOUBLE_EQ(v.timing->speedup, 0.9);
   EXPECT_EQ(v.targets.dynamic.counts->at("GMMA"), 1);
+}
+
+// A runner's sandbox report as the runner sends it (sandbox_report's to_json, abridged).
+ordered_json plain_report() {
+  return ordered_json::parse(R"({"applied": true, "mode": "enforce", "tool": "none",
+    "seccomp": {"active": true, "rules": 61},
+    "landlock": {"active": false, "reason": "Landlock is not enabled in this kernel", "abi": 0},
+    "network_namespace": {"active": true, "detail": "calling thread and its children"}})");
+}
+
+TEST(HarnessProtocol, ResultRoundTripKeepsTheSandboxOfEveryProcess) {
+  gpu_stage_result c;
+  c.decided = {eval_outcome::runtime_error, stage_id::correctness, "sandbox: attempted execve", ""};
+  c.sandbox["plain"] = plain_report();
+  c.sandbox["sanitize-memcheck"] = {{"applied", nullptr}, {"reason", "the runner ended before reporting its sandbox"}};
+  auto back = gpu_stage_result_from_json(ordered_json::parse(to_json(c).dump()));
+  ASSERT_TRUE(back.ok()) << back.err().message;
+  EXPECT_EQ(back->sandbox, c.sandbox);
+  EXPECT_EQ(back->sandbox["plain"]["landlock"]["reason"], "Landlock is not enabled in this kernel");
+}
+
+TEST(HarnessProtocol, ResultWithoutSandboxStillReadsAndAMalformedOneIsRefused) {
+  gpu_stage_result c;
+  auto j = to_json(c);
+  j.erase("sandbox");  // a harness result written before the sandbox existed
+  auto back = gpu_stage_result_from_json(j);
+  ASSERT_TRUE(back.ok()) << back.err().message;
+  EXPECT_TRUE(back->sandbox.is_object());
+  EXPECT_TRUE(back->sandbox.empty());
+  j["sandbox"] = "on";
+  auto bad = gpu_stage_result_from_json(j);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.err().message.find("sandbox must be an object"), std::string::npos);
+}
+
+TEST(HarnessProtocol, MergePutsTheSandboxReportsIntoTheVerdictEnvironment) {
+  verdict v;
+  v.environment = {{"gpu", "NVIDIA H200"}};
+  gpu_stage_result r;
+  r.decided = {eval_outcome::passed, std::nullopt, "correct", ""};
+  r.sandbox["plain"] = plain_report();
+  r.sandbox["profile"] = plain_report();
+  r.sandbox["profile"]["tool"] = "nsight-compute";
+  merge_into(r, v);
+  EXPECT_EQ(v.environment["gpu"], "NVIDIA H200");  // the harness's environment stays
+  ASSERT_TRUE(v.environment["sandbox"].is_object());
+  EXPECT_EQ(v.environment["sandbox"]["plain"]["seccomp"]["active"], true);
+  EXPECT_EQ(v.environment["sandbox"]["profile"]["tool"], "nsight-compute");
+  // ...and the verdict's JSON (ptxbench eval --json) carries it and reads it back.
+  auto j = to_json(v);
+  EXPECT_EQ(j["environment"]["sandbox"]["plain"]["landlock"]["active"], false);
+  auto back = verdict_from_json(ordered_json::parse(j.dump()));
+  ASSERT_TRUE(back.ok()) << back.err().message;
+  EXPECT_EQ(back->environment["sandbox"], v.environment["sandbox"]);
+}
+
+TEST(HarnessProtocol, MergeWithoutSandboxReportsLeavesTheEnvironmentAlone) {
+  verdict v;
+  gpu_stage_result r;
+  r.decided = {eval_outcome::infra_error, std::nullopt, "the harness failed", ""};
+  merge_into(r, v);
+  EXPECT_FALSE(v.environment.is_object() && v.environment.contains("sandbox"));
 }
 
 }  // namespace

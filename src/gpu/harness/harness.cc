@@ -8,6 +8,7 @@
 
 #include "gpu/common/cuda_check.h"
 #include "gpu/harness/environment.h"
+#include "gpu/harness/runner_sandbox.h"
 
 namespace ptxbench::gpu {
 
@@ -192,23 +193,6 @@ std::string harness::work_dir_for(const std::string& what) const {
   return (m_job.work_dir / fmt::format("c{}-{}", m_candidate_index, what)).string();
 }
 
-call_failure classify_call_failure(const call_result& r, const std::string& during) {
-  if (r.load_error) return {eval_outcome::compile_error, r.message};
-  switch (r.outcome) {
-    case call_outcome::timed_out: return {eval_outcome::timeout, r.message};
-    case call_outcome::crashed: return {eval_outcome::runtime_error, r.message};
-    default: break;
-  }
-  switch (r.error_kind) {
-    case candidate_error::argument_count:
-    case candidate_error::shape: return {eval_outcome::incorrect_shape, r.message};
-    case candidate_error::dtype: return {eval_outcome::incorrect_dtype, r.message};
-    case candidate_error::exception:
-    case candidate_error::unspecified: break;
-  }
-  return {eval_outcome::runtime_error, during + ": " + r.message};
-}
-
 gpu_stage_result harness::evaluate(const job_candidate& c) {
   ++m_candidate_index;
   gpu_stage_result out;
@@ -218,6 +202,7 @@ gpu_stage_result harness::evaluate(const job_candidate& c) {
     runner_client runner;
     auto started = runner.start(launch_for(c, "plain", true));
     if (!started) throw std::runtime_error("starting the candidate runner: " + started.err().message);
+    out.sandbox["plain"] = sandbox_record(*started);
     if (started->outcome != call_outcome::ok) {
       auto f = classify_call_failure(*started, "loading the candidate");
       out.decided = {f.outcome, stage_id::correctness, f.message, runner.output()};
@@ -231,7 +216,7 @@ gpu_stage_result harness::evaluate(const job_candidate& c) {
     bool timed = stage_timing(runner, out);
     runner.stop();
     if (!timed) return out;
-    stage_dynamic(c, out);
+    if (!stage_dynamic(c, out)) return out;
     out.decided = {eval_outcome::passed, std::nullopt,
                    fmt::format("correct; speedup {:.3f}x vs {}", out.timing->speedup, baseline_description()), ""};
   } catch (const std::exception& e) {

@@ -14,6 +14,7 @@
 #include "verdict/harness_protocol.h"
 #include "gpu/common/activity_tracer.h"
 #include "baselines/baseline.h"
+#include "gpu/harness/call_failure.h"
 #include "gpu/harness/device_ops.h"
 #include "gpu/harness/guarded_buffer.h"
 #include "gpu/harness/input_generator.h"
@@ -64,7 +65,7 @@ class harness {
   bool stage_sanitize(const job_candidate& c, gpu_stage_result& out);
   bool stage_correctness(const job_candidate& c, runner_client& runner, gpu_stage_result& out);
   bool stage_timing(runner_client& runner, gpu_stage_result& out);
-  void stage_dynamic(const job_candidate& c, gpu_stage_result& out);
+  bool stage_dynamic(const job_candidate& c, gpu_stage_result& out);
 
   // Shared steps.
   tensor_set make_set() const;
@@ -92,14 +93,5 @@ class harness {
   ordered_json m_environment;
   int m_candidate_index = 0;
 };
-
-/// How a failed runner call ends the evaluation: the outcome follows from how the call failed (a
-/// load error, a timeout, a crash) or, for a refusal by the entry point, from its ABI error kind —
-/// never from the text of its message.
-struct call_failure {
-  eval_outcome outcome;
-  std::string message;
-};
-call_failure classify_call_failure(const call_result& r, const std::string& during);
 
 }  // namespace ptxbench::gpu

@@ -16,6 +16,11 @@
 
 #include "core/file_io.h"
 #include "core/process.h"
+#include "gpu/harness/call_failure.h"
+#include "sandbox/runner_integration.h"
+#include "sandbox/sandbox_policy.h"
+
+extern char** environ;
 
 namespace ptxbench::gpu {
 namespace fs = std::filesystem;
@@ -66,6 +71,18 @@ result<call_result> runner_client::start(const runner_launch& launch) {
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   std::string exe_s = exe->string(), log_s = m_log.string();
+  // The runner's only writable folder (docs/sandbox.md); TMPDIR points there so libraries and the
+  // tools' injected code put their temporary files where the sandbox lets them.
+  fs::path scratch = launch.work_dir / fmt::format("scratch-{}", token.substr(0, 8));
+  fs::create_directories(scratch, ec);
+  m_scratch = scratch;
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e)
+    if (std::string_view(*e).rfind("TMPDIR=", 0) != 0) env.emplace_back(*e);
+  env.push_back("TMPDIR=" + scratch.string());
+  std::vector<char*> cenv;
+  for (auto& e : env) cenv.push_back(e.data());
+  cenv.push_back(nullptr);
 
   pid_t parent = ::getpid();
   m_child = ::fork();
@@ -84,7 +101,7 @@ result<call_result> runner_client::start(const runner_launch& launch) {
     rlimit core{0, 0}, fsize{256u << 20, 256u << 20};  // no core dumps; a printing loop cannot fill the disk
     ::setrlimit(RLIMIT_CORE, &core);
     ::setrlimit(RLIMIT_FSIZE, &fsize);
-    ::execv(exe_s.c_str(), cargv.data());
+    ::execve(exe_s.c_str(), cargv.data(), cenv.data());
     ::_exit(127);
   }
   ::setpgid(m_child, m_child);
@@ -99,13 +116,20 @@ result<call_result> runner_client::start(const runner_launch& launch) {
   if (hello.kind != message_channel::receive_kind::message || hello.message.value("token", "") != token)
     return lost("start-up (no valid hello)", launch.startup_timeout_s, hello.kind == message_channel::receive_kind::timeout);
 
+  ordered_json policy = launch.sandbox
+                            ? sandbox::to_json(sandbox::policy_for_runner(scratch, launch.shared_object, launch.wrapper))
+                            : ordered_json(nullptr);
   (void)m_channel.send({{"type", "setup"}, {"so", launch.shared_object.string()}, {"symbol", launch.symbol},
-                        {"mode", launch.mode}, {"timing", launch.timing}, {"device", launch.device}});
+                        {"mode", launch.mode}, {"timing", launch.timing}, {"device", launch.device},
+                        {"sandbox", policy}});
   auto ready = m_channel.receive(launch.startup_timeout_s);
   call_result r;
   if (ready.kind != message_channel::receive_kind::message)
     return lost("loading the candidate", launch.startup_timeout_s, ready.kind == message_channel::receive_kind::timeout);
+  if (ready.message.value("type", "") == "error" && ready.message.value("phase", "") == "sandbox")
+    return make_error("the candidate sandbox could not be applied: " + ready.message.value("error", ""));
   if (ready.message.value("type", "") == "error") {
+    r.sandbox = ready.message.value("sandbox", ordered_json(nullptr));  // present once the sandbox was on
     r.outcome = call_outcome::failed;
     r.message = ready.message.value("error", "the runner reported an error");
     r.load_error = ready.message.value("phase", "") == "load";
@@ -113,6 +137,7 @@ result<call_result> runner_client::start(const runner_launch& launch) {
   }
   r.outcome = call_outcome::ok;
   r.method = ready.message.value("cupti", false) ? "cupti" : "none";
+  r.sandbox = ready.message.value("sandbox", ordered_json(nullptr));
   return r;
 }
 
@@ -227,8 +252,9 @@ call_result runner_client::lost(const std::string& during, double timeout_s, boo
     if (m_child > 0) ::kill(-m_child, SIGKILL);
     describe_death();
   } else {
-    r.outcome = call_outcome::crashed;
-    r.message = fmt::format("the candidate process {} during {}", describe_death(), during);
+    // If the sandbox ended it, its line in the log says what was attempted (docs/sandbox.md).
+    std::string death = describe_death();
+    r = crashed_call(death, during, output(), m_status, m_exited);
   }
   return r;
 }
@@ -258,6 +284,9 @@ std::string runner_client::stop(double grace_s) {
   m_channel.close();
   std::string how = describe_death();
   m_child = -1;
+  // Nothing the candidate wrote outlives its runner (RLIMIT_FSIZE bounds each file, not their number).
+  std::error_code ignored;
+  if (!m_scratch.empty()) fs::remove_all(m_scratch, ignored);
   return how;
 }
 

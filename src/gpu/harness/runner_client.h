@@ -27,6 +27,7 @@ struct runner_launch {
   bool timing = false;                       ///< CUPTI spans in the runner
   int device = 0;
   double startup_timeout_s = 120;
+  bool sandbox = true;                       ///< confine the runner (docs/sandbox.md); false only for diagnosis
 };
 
 enum class call_outcome {
@@ -53,6 +54,8 @@ struct call_result {
   std::vector<std::string> kernels;
   candidate_error error_kind = candidate_error::unspecified;  ///< for failed: what the entry point said
   bool load_error = false;        ///< the candidate could not be loaded (missing export, bad ABI, unresolved symbol)
+  ordered_json sandbox;           ///< start(): the runner's sandbox report (for the verdict's environment)
+  std::string sandbox_violation;  ///< crashed: the sandbox's message ("sandbox: attempted execve"); "" when not the sandbox
 };
 
 class runner_client {
@@ -102,6 +105,7 @@ class runner_client {
   message_channel m_channel;
   message_listener m_listener;
   std::filesystem::path m_log;
+  std::filesystem::path m_scratch;  // the runner's only writable folder; removed by stop()
 };
 
 }  // namespace ptxbench::gpu

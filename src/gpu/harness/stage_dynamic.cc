@@ -10,28 +10,31 @@
 #include "core/process.h"
 #include "verdict/stage_timer.h"
 #include "gpu/harness/harness.h"
+#include "gpu/harness/runner_sandbox.h"
 #include "sass/ncu_report.h"
 
 namespace ptxbench::gpu {
 
-void harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
+bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
   stage_timer timer(stage_id::dynamic_check);
   auto finish = [&](stage_outcome o, const std::string& summary, ordered_json details = nullptr) {
     out.stages.push_back(timer.finish(o, summary, std::move(details)));
   };
   if (!m_job.options.dynamic_check) {
     finish(stage_outcome::skipped, "not requested (--no-dynamic-check)");
-    return;
+    return true;
   }
   if (c.static_known && !c.static_present) {
     finish(stage_outcome::skipped, "no required instruction family in the SASS; nothing to look for at run time");
-    return;
+    return true;
   }
   out.dynamic.method = "ncu";
+  // A profile that could not be taken leaves the target verdict at profile_error; it decides nothing.
   auto profile_error = [&](const std::string& why, ordered_json details = nullptr) {
     out.dynamic.ran = true;
     out.dynamic.error = why;
     finish(stage_outcome::error, "profile_error: " + why, std::move(details));
+    return true;
   };
   auto ncu = find_executable("ncu", {m_job.cuda_root / "bin", "/opt/nvidia/nsight-compute"});
   if (!ncu) return profile_error("Nsight Compute (ncu) not found");
@@ -48,10 +51,20 @@ void harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
   runner_client runner;
   auto started = runner.start(l);
   if (!started) return profile_error("could not start the runner under ncu: " + started.err().message);
+  out.sandbox["profile"] = sandbox_record(*started);
   call_result r = *started;
   if (r.outcome == call_outcome::ok) r = runner.call(set.describe(), m_job.options.profile_timeout_s);
   std::string how = runner.stop(120);  // ncu writes the report after the application exits
   ordered_json details = {{"runner", how}, {"ncu", ncu->string()}};
+  if (!r.sandbox_violation.empty()) {
+    // Not a profiling problem: the candidate attempted something the sandbox forbids while it was
+    // being profiled (perhaps only there), and that decides its verdict like in any other stage.
+    auto failure = classify_call_failure(r, "the profiled call");
+    out.decided = {failure.outcome, stage_id::dynamic_check, failure.message, runner.output(64u << 10)};
+    details["log"] = runner.output(8u << 10);
+    finish(stage_outcome::failed, failure.message, details);
+    return false;
+  }
   if (r.outcome != call_outcome::ok) {
     details["log"] = runner.output(8u << 10);
     return profile_error("the profiled call did not complete: " + r.message, details);
@@ -84,6 +97,7 @@ void harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
   finish(stage_outcome::passed,
          fmt::format("{} kernel launch(es) profiled; predicate-on thread instructions: {}", profile->kernels.size(), ran),
          details);
+  return true;
 }
 
 }  // namespace ptxbench::gpu

@@ -6,6 +6,7 @@
 #include "core/process.h"
 #include "eval/sanitizer_report.h"
 #include "gpu/harness/harness.h"
+#include "gpu/harness/runner_sandbox.h"
 #include "verdict/stage_timer.h"
 
 namespace ptxbench::gpu {
@@ -54,12 +55,21 @@ bool harness::stage_sanitize(const job_candidate& c, gpu_stage_result& out) {
     runner_client runner;
     auto started = runner.start(l);
     if (!started) throw std::runtime_error("starting the runner under compute-sanitizer: " + started.err().message);
+    out.sandbox["sanitize-" + t] = sandbox_record(*started);
     call_result last = *started;
     for (int call = 0; call < 2 && last.outcome == call_outcome::ok; ++call)
       last = runner.call(set.describe(), m_job.options.sanitize_timeout_s);
     std::string how = runner.stop(60);  // the sanitizer writes its summary while exiting
     auto report = eval::parse_sanitizer_output(runner.output(4u << 20));
     details.push_back({{"tool", t}, {"report", eval::to_json(report)}, {"runner", how}});
+    if (!last.sandbox_violation.empty()) {
+      // The sandbox ended the runner; the sanitizer only saw a process that died (a "process"
+      // finding at most), so the sandbox's message is the one that says what happened.
+      auto failure = classify_call_failure(last, "the call under " + t);
+      out.decided = {failure.outcome, stage_id::sanitize, failure.message, runner.output(64u << 10)};
+      finish(stage_outcome::failed, failure.message, details);
+      return false;
+    }
     if (report.state == eval::sanitizer_state::findings) {
       const auto& f = report.findings.front();
       std::string where = f.source_file.empty() ? f.kernel : fmt::format("{} at {}:{}", f.kernel, f.source_file, f.source_line);

@@ -6,7 +6,8 @@
 //   ptxbench-runner --connect SOCKET --token TOKEN
 //
 // Protocol (one JSON message each way per step, over the private socket):
-//   runner → hello{token,pid}; harness → setup{so,symbol,mode,device,timing}; runner → ready | error
+//   runner → hello{token,pid}; harness → setup{so,symbol,mode,device,timing,sandbox};
+//   runner → ready{pid,cupti,sandbox} | error{phase: load | sandbox | run, sandbox once applied}
 //   harness → prepare{nonce,tensors,noop}; runner → prepared | error
 //   harness → go{nonce};                   runner → done{ok,error,span_ns,records,kernels,method}
 //   harness → shutdown
@@ -26,6 +27,7 @@
 #include "gpu/common/activity_tracer.h"
 #include "gpu/common/ipc_tensor.h"
 #include "ptxbench/abi.h"
+#include "sandbox/runner_integration.h"
 
 using namespace ptxbench;
 
@@ -53,11 +55,16 @@ struct runner_state {
   bool noop = false;
   void* noop_buffer = nullptr;  // a no-op call still puts one tiny memset on the GPU (see handle_go)
   int64_t nonce = -1;
+  ordered_json sandbox_report;  // once applied: sent with "ready" and with any later error
 };
 
 [[noreturn]] void fail(runner_state& st, const std::string& message, int code = 3) {
-  // Exit code 4 marks a candidate that could not even be loaded (upstream calls that a compile error).
-  (void)st.channel.send({{"type", "error"}, {"nonce", st.nonce}, {"error", message}, {"phase", code == 4 ? "load" : "run"}});
+  // Exit code 4 marks a candidate that could not even be loaded (upstream calls that a compile error);
+  // 5 a sandbox that could not be applied (the harness's problem, not the candidate's).
+  ordered_json m = {{"type", "error"}, {"nonce", st.nonce}, {"error", message},
+                    {"phase", code == 4 ? "load" : code == 5 ? "sandbox" : "run"}};
+  if (!st.sandbox_report.is_null()) m["sandbox"] = st.sandbox_report;  // a load error's verdict records it too
+  (void)st.channel.send(m);
   std::fflush(stdout);
   std::fflush(stderr);
   _exit(code);
@@ -91,6 +98,11 @@ void handle_setup(runner_state& st, const ordered_json& m) {
     auto tr = gpu::activity_tracer::start();
     if (tr) st.tracer = std::move(*tr);  // otherwise the harness's wall clock is the only measure
   }
+  // The sandbox goes on here: after the harness socket and the CUDA context exist (both need what it
+  // then refuses), before any candidate code runs (dlopen runs its static constructors).
+  auto confined = sandbox::apply_requested_sandbox(m);
+  if (!confined) fail(st, confined.err().message, 5);
+  st.sandbox_report = *confined;
   std::string so = m.value("so", "");
   std::string symbol = m.value("symbol", "run");
   void* lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -108,7 +120,7 @@ void handle_setup(runner_state& st, const ordered_json& m) {
   else
     fail(st, "the candidate was built against kernel ABI version " + std::to_string(st.abi_version) +
                  "; this runner loads versions 1 and 2", 4);
-  (void)st.channel.send({{"type", "ready"}, {"pid", ::getpid()}, {"cupti", st.tracer != nullptr}});
+  (void)st.channel.send({{"type", "ready"}, {"pid", ::getpid()}, {"cupti", st.tracer != nullptr}, {"sandbox", st.sandbox_report}});
 }
 
 void handle_prepare(runner_state& st, const ordered_json& m) {
