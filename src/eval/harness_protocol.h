@@ -11,6 +11,7 @@
 #include "core/json_check.h"
 #include "core/result.h"
 #include "eval/gpu_options.h"
+#include "eval/physical_floor.h"
 #include "eval/verdict.h"
 #include "suite/definition.h"
 #include "suite/task.h"
@@ -42,6 +43,7 @@ struct harness_job {
   std::filesystem::path cache_dir;
   std::filesystem::path work_dir;
   uint64_t seed = 0;
+  std::optional<floor_inputs> physical_floor;  ///< the task's work and the target's peaks; nullopt = no floor
 };
 
 ordered_json to_json(const harness_job& job);

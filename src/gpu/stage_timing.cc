@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "eval/physical_floor.h"
 #include "eval/stage_timer.h"
 #include "eval/timed_output_check.h"
 #include "eval/timing_stats.h"
@@ -114,6 +115,21 @@ bool harness::stage_timing(runner_client& runner, eval::candidate_outcome& out) 
     ref_ms.push_back(ref);
   }
   auto decided = eval::decide_candidate_latency(pairs, cal);
+  // The physical floor (eval/physical_floor.h): a call that no GPU could finish this fast fails,
+  // whatever its span says.
+  std::optional<eval::physical_floor> floor;
+  if (m_job.physical_floor) {
+    int l2_bytes = 0;
+    PTXB_CUDA_CALL(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, m_device));
+    floor = eval::physical_floor_for(*m_job.physical_floor, l2_bytes);
+  }
+  if (floor)
+    if (auto below = eval::find_below_floor(pairs, cal, floor->floor_ms)) {
+      int call = opt.warmup + below->pair;
+      return fail(eval_status::RUNTIME_ERROR, "runtime_error",
+                  eval::floor_violation_message(*below, *floor, cal.allowance_ms, call,
+                                                m_job.seed + 1000 + static_cast<uint64_t>(call)));
+    }
   std::vector<double> spans;
   for (const auto& p : pairs) spans.push_back(p.candidate_span_ms);
   std::vector<double> wall;
@@ -140,6 +156,8 @@ bool harness::stage_timing(runner_client& runner, eval::candidate_outcome& out) 
                           {"candidate_span_ms", spans},
                           {"candidate_wall_ms", wall},
                           {"reference_ms", ref_ms},
+                          {"physical_floor_ms", floor ? ordered_json(floor->floor_ms) : ordered_json(nullptr)},
+                          {"physical_floor_basis", floor ? floor->basis : std::string()},
                           {"timed_call_outliers",
                            {{"calls", outlier_calls},
                             {"elements", outlier_elements},
