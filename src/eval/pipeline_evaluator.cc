@@ -3,6 +3,7 @@
 // harness), and fills the FlashInfer Trace.
 #include <fmt/format.h>
 
+#include "eval/coverage.h"
 #include "eval/gpu_stage.h"
 #include "eval/pipeline.h"
 #include "eval/stage_timer.h"
@@ -115,6 +116,7 @@ class pipeline_evaluator final : public evaluator {
         out[i] = make_error(verdicts[i].message);
         continue;
       }
+      apply_coverage(verdicts[i], *t, *m_suite->find_target(verdicts[i].target), m_config.gpu.min_coverage);
       attach_trace(verdicts[i], *t, requests[i].candidate);
       out[i] = std::move(verdicts[i]);
     }

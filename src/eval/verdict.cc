@@ -44,6 +44,31 @@ std::map<std::string, family_counts> per_kernel_from(const ordered_json& j) {
   return m;
 }
 
+ordered_json coverage_json(const std::map<std::string, family_coverage>& m) {
+  ordered_json j = ordered_json::object();
+  for (const auto& [fam, c] : m)
+    j[fam] = {{"fraction", c.fraction ? ordered_json(*c.fraction) : ordered_json(nullptr)}, {"unit", c.unit},
+              {"done", c.done}, {"required", c.required}, {"reason", c.reason}};
+  return j;
+}
+
+std::map<std::string, family_coverage> coverage_from(const ordered_json& j) {
+  std::map<std::string, family_coverage> m;
+  if (!j.is_object()) return m;
+  for (const auto& item : j.items()) {
+    const auto& c = item.value();
+    if (!c.is_object()) continue;
+    family_coverage f;
+    if (c.contains("fraction") && c["fraction"].is_number()) f.fraction = c["fraction"].get<double>();
+    f.unit = c.value("unit", "");
+    f.done = c.value("done", 0.0);
+    f.required = c.value("required", 0.0);
+    f.reason = c.value("reason", "");
+    m[item.key()] = std::move(f);
+  }
+  return m;
+}
+
 ordered_json stats_json(const latency_stats& s) {
   return {{"median_ms", s.median_ms}, {"p10_ms", s.p10_ms}, {"p90_ms", s.p90_ms},
           {"mean_ms", s.mean_ms},     {"cv", s.cv},         {"samples", s.samples}};
@@ -91,7 +116,18 @@ std::optional<target_verdict> parse_target_verdict(std::string_view name) {
   return i ? std::optional<target_verdict>(static_cast<target_verdict>(*i)) : std::nullopt;
 }
 
-bool verdict::target_correct() const { return passed() && targets.verdict == target_verdict::executed; }
+bool target_instructions::coverage_at_least(double x) const {
+  for (const auto& fam : required_families) {
+    auto it = coverage.find(fam);
+    if (it != coverage.end() && it->second.fraction && *it->second.fraction >= x) return true;
+  }
+  return false;
+}
+
+bool verdict::target_correct() const {
+  return passed() && targets.verdict == target_verdict::executed &&
+         (!targets.min_coverage || targets.coverage_at_least(*targets.min_coverage));
+}
 
 const stage_record* verdict::stage(stage_id id) const {
   for (const auto& s : stages)
@@ -146,7 +182,9 @@ ordered_json to_json(const verdict& v) {
       {"dynamic_per_kernel", per_kernel_json(t.dynamic_per_kernel)},
       {"dynamic_method", t.dynamic_method},
       {"verdict", std::string(target_verdict_name(t.verdict))},
-      {"reason", t.reason}};
+      {"reason", t.reason},
+      {"coverage", coverage_json(t.coverage)},
+      {"min_coverage", t.min_coverage ? ordered_json(*t.min_coverage) : ordered_json(nullptr)}};
   if (v.correctness) {
     const auto& c = *v.correctness;
     ordered_json outs = ordered_json::array();
@@ -238,6 +276,8 @@ result<verdict> verdict_from_json(const ordered_json& j) {
       v.targets.dynamic_method = t.value("dynamic_method", "");
       v.targets.verdict = parse_target_verdict(t.value("verdict", "deferred")).value_or(target_verdict::deferred);
       v.targets.reason = t.value("reason", "");
+      v.targets.coverage = coverage_from(t.value("coverage", ordered_json::object()));
+      if (t.contains("min_coverage") && t["min_coverage"].is_number()) v.targets.min_coverage = t["min_coverage"].get<double>();
     }
     if (j.contains("correctness") && j["correctness"].is_object()) {
       const auto& c = j["correctness"];

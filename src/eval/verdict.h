@@ -88,6 +88,17 @@ std::optional<target_verdict> parse_target_verdict(std::string_view name);
 
 using family_counts = std::map<std::string, int64_t>;
 
+/// The share of the task's work one required family's executed instructions did (GMMA: FLOPs of
+/// the executed GMMA instructions, from their shapes; TMA: bytes its copies moved), over the task's
+/// FLOPs or minimum bytes (suite/tasks.json "work"). Computed by eval/coverage.h.
+struct family_coverage {
+  std::optional<double> fraction;  ///< done / required (may exceed 1: re-reads, masked work); nullopt = unknown
+  std::string unit;                ///< "flop" | "byte"
+  double done = 0;                 ///< what the family's executed instructions account for
+  double required = 0;             ///< the task's FLOPs or minimum bytes
+  std::string reason;              ///< one line: how it was computed, or why it is unknown
+};
+
 struct target_instructions {
   std::string target;                         ///< "h200"
   std::string arch;                           ///< "sm_90a"
@@ -99,6 +110,10 @@ struct target_instructions {
   std::string dynamic_method;                   ///< "ncu" | "cupti" | ""
   target_verdict verdict = target_verdict::deferred;
   std::string reason;                           ///< one line
+  std::map<std::string, family_coverage> coverage;  ///< per required family
+  std::optional<double> min_coverage;           ///< --min-coverage: target-correct also needs this much
+  /// True when a required family's known coverage is at least `x`.
+  [[nodiscard]] bool coverage_at_least(double x) const;
 };
 
 struct output_error {
@@ -162,7 +177,8 @@ struct verdict {
   ordered_json environment;  ///< GPU, driver, CUDA, library versions, clocks (object or null)
   std::optional<trace> flashinfer_trace;
 
-  /// True when every workload status is PASSED and a required family was verified as executed.
+  /// True when every workload status is PASSED and a required family was verified as executed
+  /// (and, with a min_coverage, did at least that share of the task's work).
   [[nodiscard]] bool target_correct() const;
   [[nodiscard]] bool passed() const { return status && *status == eval_status::PASSED; }
   [[nodiscard]] const stage_record* stage(stage_id id) const;

@@ -1,0 +1,286 @@
+#include "eval/coverage.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sass/opcode_family.h"
+#include "sass/tensor_instruction_work.h"
+
+namespace ptxbench::eval {
+namespace {
+
+// Families whose executed instructions the evidence keeps: the target families and the non-tensor
+// bulk copies that share TMA's byte counters.
+const std::set<std::string, std::less<>>& evidence_families() {
+  static const std::set<std::string, std::less<>> f = {"GMMA", "TMA", "TCGEN05", "UBLKCP", "UBLKRED"};
+  return f;
+}
+
+std::string percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
+
+family_coverage unknown(const std::string& unit, double required, std::string reason) {
+  family_coverage c;
+  c.unit = unit;
+  c.required = required;
+  c.reason = std::move(reason);
+  return c;
+}
+
+family_coverage gmma_coverage(const task_work& work, const coverage_evidence& ev) {
+  if (!ev.instructions_missing.empty())
+    return unknown("flop", work.flops, "unknown: no per-instruction counts (" + ev.instructions_missing + ")");
+  // Sum per mnemonic first, so the reason can name the shapes.
+  std::map<std::string, int64_t> threads_by_mnemonic;
+  for (const auto& i : ev.instructions)
+    if (i.family == "GMMA") threads_by_mnemonic[i.mnemonic] += i.thread_pred_on;
+  family_coverage c;
+  c.unit = "flop";
+  c.required = work.flops;
+  std::string parts;
+  for (const auto& [mnemonic, threads] : threads_by_mnemonic) {
+    auto shape = sass::gmma_shape(mnemonic);
+    if (!shape) return unknown("flop", work.flops, fmt::format("unknown: no MxNxK shape in the mnemonic {}", mnemonic));
+    double executions = static_cast<double>(threads) / sass::k_threads_per_warpgroup;
+    c.done += executions * shape->flops();
+    parts += fmt::format("{}{:.6g} warpgroup executions of {} ({} FLOP each)", parts.empty() ? "" : ", ", executions,
+                         mnemonic, shape->flops());
+  }
+  c.fraction = work.flops > 0 ? c.done / work.flops : 0.0;
+  if (parts.empty())
+    c.reason = "no GMMA instruction executed with an active predicate";
+  else
+    c.reason = fmt::format("{} = {:.4g} FLOP of the task's {:.4g} ({})", parts, c.done, work.flops, percent(*c.fraction));
+  return c;
+}
+
+family_coverage tma_coverage(const task_work& work, const coverage_evidence& ev) {
+  const double required = work.bytes();
+  if (!ev.instructions_missing.empty())
+    return unknown("byte", required,
+                   "unknown: no per-instruction counts to tell TMA kernels from non-tensor bulk copies (" +
+                       ev.instructions_missing + ")");
+  std::set<std::string> tma_kernels, bulk_kernels;
+  for (const auto& i : ev.instructions) {
+    if (i.thread_pred_on <= 0) continue;
+    if (i.family == "TMA") tma_kernels.insert(i.kernel);
+    if (i.family == "UBLKCP" || i.family == "UBLKRED") bulk_kernels.insert(i.kernel);
+  }
+  family_coverage c;
+  c.unit = "byte";
+  c.required = required;
+  if (tma_kernels.empty()) {
+    c.fraction = 0.0;
+    c.reason = "no TMA instruction executed with an active predicate";
+    return c;
+  }
+  if (!ev.counters_missing.empty())
+    return unknown("byte", required, "unknown: no TMA byte counters (" + ev.counters_missing + ")");
+  for (const auto& k : tma_kernels) {
+    if (bulk_kernels.count(k))
+      return unknown("byte", required,
+                     fmt::format("unknown: kernel {} also ran non-tensor bulk copies (UBLKCP/UBLKRED), whose bytes "
+                                 "the TMA counters include",
+                                 k));
+    auto it = ev.counters.find(k);
+    if (it == ev.counters.end())
+      return unknown("byte", required, fmt::format("unknown: no TMA byte counters for kernel {}", k));
+    for (const auto& metric : tma_byte_metrics()) {
+      auto m = it->second.find(metric);
+      if (m == it->second.end())
+        return unknown("byte", required, fmt::format("unknown: {} missing for kernel {}", metric, k));
+      c.done += m->second;
+    }
+  }
+  c.fraction = required > 0 ? c.done / required : 0.0;
+  c.reason = fmt::format("TMA moved {:.4g} bytes in {} kernel(s) against the task's minimum {:.4g} ({}; re-reads "
+                         "through L2 count again)",
+                         c.done, tma_kernels.size(), required, percent(*c.fraction));
+  return c;
+}
+
+// Coverage when the runtime check did not produce evidence: 0 where it is known that nothing ran,
+// otherwise unknown with the target verdict's own reason.
+family_coverage without_evidence(const std::string& family, const target_instructions& t,
+                                 const std::optional<task_work>& work) {
+  const std::string unit = family == "TMA" ? "byte" : "flop";
+  const double required = !work ? 0 : unit == "byte" ? work->bytes() : work->flops;
+  bool nothing_ran = t.verdict == target_verdict::absent_in_sass || t.verdict == target_verdict::not_executed;
+  if (!nothing_ran && t.dynamic_counts) {
+    auto it = t.dynamic_counts->find(family);
+    nothing_ran = it == t.dynamic_counts->end() || it->second == 0;
+  }
+  if (nothing_ran && work) {
+    family_coverage c = unknown(unit, required,
+                                t.verdict == target_verdict::absent_in_sass
+                                    ? fmt::format("no required instruction family in the SASS")
+                                    : fmt::format("{} never executed on the workload", family));
+    c.fraction = 0.0;
+    return c;
+  }
+  return unknown(unit, required, "not established: " + t.reason);
+}
+
+}  // namespace
+
+coverage_evidence evidence_from_ncu(const std::optional<sass::ncu_profile>& source_page,
+                                    const std::optional<std::vector<sass::ncu_metric_value>>& counters,
+                                    const std::string& source_page_missing, const std::string& counters_missing) {
+  coverage_evidence ev;
+  ev.instructions_missing = source_page ? "" : source_page_missing;
+  ev.counters_missing = counters ? "" : counters_missing;
+  if (source_page) {
+    std::map<std::pair<std::string, std::string>, executed_instruction> sums;
+    for (const auto& k : source_page->kernels)
+      for (const auto& row : k.rows) {
+        if (row.inst_executed <= 0 && row.thread_inst_pred_on <= 0) continue;
+        for (const auto& fam : sass::classify(row.opcode)) {
+          if (!evidence_families().count(fam)) continue;
+          auto& e = sums[{k.name, row.mnemonic}];
+          e.kernel = k.name;
+          e.mnemonic = row.mnemonic;
+          e.family = fam;
+          e.inst_executed += row.inst_executed;
+          e.thread_pred_on += row.thread_inst_pred_on;
+        }
+      }
+    for (auto& [key, e] : sums) ev.instructions.push_back(std::move(e));
+  }
+  if (counters)
+    for (const auto& v : *counters) ev.counters[v.kernel][v.metric] += v.value;
+  return ev;
+}
+
+coverage_evidence evidence_from_ncu_output(const std::optional<std::string>& source_page_csv,
+                                           const std::string& source_page_missing, const std::string& details_csv) {
+  std::optional<sass::ncu_profile> page;
+  std::string page_missing = source_page_missing;
+  if (source_page_csv) {
+    auto parsed = sass::parse_ncu_csv(*source_page_csv);
+    if (!parsed) page_missing = "source page: " + parsed.err().message;
+    else if (parsed->format != sass::ncu_format::source_page) page_missing = "ncu printed no source page";
+    else page = std::move(*parsed);
+  }
+  std::optional<std::vector<sass::ncu_metric_value>> counters;
+  std::string counters_missing;
+  auto values = sass::read_ncu_metric_values(details_csv, tma_byte_metrics());
+  if (!values) counters_missing = values.err().message;
+  else if (values->empty()) counters_missing = "ncu reported none of the TMA byte counters";
+  else counters = std::move(*values);
+  return evidence_from_ncu(page, counters, page_missing, counters_missing);
+}
+
+ordered_json to_json(const coverage_evidence& e) {
+  ordered_json instructions = ordered_json::array();
+  for (const auto& i : e.instructions)
+    instructions.push_back({{"kernel", i.kernel}, {"mnemonic", i.mnemonic}, {"family", i.family},
+                            {"inst_executed", i.inst_executed}, {"thread_pred_on", i.thread_pred_on}});
+  ordered_json counters = ordered_json::object();
+  for (const auto& [kernel, metrics] : e.counters)
+    for (const auto& [metric, value] : metrics) counters[kernel][metric] = value;
+  return {{"instructions", instructions}, {"counters", counters}, {"instructions_missing", e.instructions_missing},
+          {"counters_missing", e.counters_missing}};
+}
+
+result<coverage_evidence> coverage_evidence_from_json(const ordered_json& j) {
+  const std::string path = "coverage_evidence";
+  json_errors errs;
+  if (!expect_object(j, path, errs)) return errs.to_error();
+  coverage_evidence e;
+  e.instructions_missing = get_string(j, "instructions_missing", path, errs, false, false).value_or("");
+  e.counters_missing = get_string(j, "counters_missing", path, errs, false, false).value_or("");
+  if (j.contains("instructions") && expect_array(j["instructions"], json_child(path, "instructions"), errs))
+    for (std::size_t n = 0; n < j["instructions"].size(); ++n) {
+      const auto& x = j["instructions"][n];
+      std::string here = json_index(json_child(path, "instructions"), n);
+      if (!expect_object(x, here, errs)) continue;
+      executed_instruction i;
+      i.kernel = get_string(x, "kernel", here, errs).value_or("");
+      i.mnemonic = get_string(x, "mnemonic", here, errs).value_or("");
+      i.family = get_string(x, "family", here, errs).value_or("");
+      i.inst_executed = get_int(x, "inst_executed", here, errs).value_or(0);
+      i.thread_pred_on = get_int(x, "thread_pred_on", here, errs).value_or(0);
+      e.instructions.push_back(std::move(i));
+    }
+  if (j.contains("counters") && expect_object(j["counters"], json_child(path, "counters"), errs))
+    for (const auto& k : j["counters"].items()) {
+      std::string here = json_child(json_child(path, "counters"), k.key());
+      if (!expect_object(k.value(), here, errs)) continue;
+      for (const auto& m : k.value().items()) {
+        if (!m.value().is_number()) {
+          errs.add(json_child(here, m.key()), "expected a number, got " + json_type_name(m.value()));
+          continue;
+        }
+        e.counters[k.key()][m.key()] = m.value().get<double>();
+      }
+    }
+  if (!errs.empty()) return errs.to_error();
+  return e;
+}
+
+std::map<std::string, family_coverage> compute_coverage(const std::vector<std::string>& required_families,
+                                                        const std::optional<task_work>& work,
+                                                        const coverage_evidence& evidence) {
+  std::map<std::string, family_coverage> out;
+  for (const auto& fam : required_families) {
+    if (!work) {
+      out[fam] = unknown(fam == "TMA" ? "byte" : "flop", 0, "unknown: the task states no work (suite/tasks.json)");
+    } else if (fam == "GMMA") {
+      out[fam] = gmma_coverage(*work, evidence);
+    } else if (fam == "TMA") {
+      out[fam] = tma_coverage(*work, evidence);
+    } else if (fam == "TCGEN05") {
+      out[fam] = unknown("flop", work->flops,
+                         "unknown: a tcgen05 MMA's shape is in its instruction descriptor, not in the SASS mnemonic");
+    } else {
+      out[fam] = unknown("", 0, fmt::format("unknown: no coverage rule for family {}", fam));
+    }
+  }
+  return out;
+}
+
+void apply_coverage(verdict& v, const task& t, const target_info& target, std::optional<double> min_coverage) {
+  auto& ti = v.targets;
+  ti.min_coverage = min_coverage;
+  ti.coverage.clear();
+  if (target.verification != "runtime") {
+    for (const auto& fam : ti.required_families)
+      ti.coverage[fam] = unknown(fam == "TMA" ? "byte" : "flop", 0,
+                                 fmt::format("unknown: no {} GPU here; {} is verified statically only", target.name,
+                                             target.arch));
+    return;
+  }
+  const stage_record* dyn = v.stage(stage_id::dynamic_check);
+  std::optional<coverage_evidence> evidence;
+  std::string evidence_problem;
+  if (dyn && dyn->outcome == stage_outcome::passed && dyn->details.is_object()) {
+    if (dyn->details.contains("coverage_evidence")) {
+      auto e = coverage_evidence_from_json(dyn->details["coverage_evidence"]);
+      if (e) evidence = std::move(*e);
+      else evidence_problem = e.err().message;
+    } else {
+      evidence_problem = "the runtime check recorded no coverage evidence";
+    }
+  }
+  if (ti.verdict == target_verdict::executed && evidence) {
+    ti.coverage = compute_coverage(ti.required_families, t.work, *evidence);
+  } else {
+    for (const auto& fam : ti.required_families) {
+      ti.coverage[fam] = without_evidence(fam, ti, t.work);
+      if (ti.verdict == target_verdict::executed && !ti.coverage[fam].fraction)
+        ti.coverage[fam].reason = "unknown: " + (evidence_problem.empty() ? ti.reason : evidence_problem);
+    }
+  }
+  if (min_coverage && ti.verdict == target_verdict::executed && !ti.coverage_at_least(*min_coverage)) {
+    std::string shares;
+    for (const auto& fam : ti.required_families) {
+      const auto& c = ti.coverage[fam];
+      shares += fmt::format("{}{} {}", shares.empty() ? "" : ", ", fam, c.fraction ? percent(*c.fraction) : "unknown");
+    }
+    ti.reason += fmt::format("; but no required family did {} of the task's work (--min-coverage): {}",
+                             percent(*min_coverage), shares);
+  }
+}
+
+}  // namespace ptxbench::eval
