@@ -28,7 +28,7 @@ family_coverage unknown(const std::string& unit, double required, std::string re
   return c;
 }
 
-family_coverage gmma_coverage(const task_work& work, const coverage_evidence& ev) {
+family_coverage gmma_coverage(const task_work& work, const coverage_evidence& ev, std::optional<int64_t> total_threads) {
   if (!ev.instructions_missing.empty())
     return unknown("flop", work.flops, "unknown: no per-instruction counts (" + ev.instructions_missing + ")");
   // Sum per mnemonic first, so the reason can name the shapes.
@@ -38,11 +38,28 @@ family_coverage gmma_coverage(const task_work& work, const coverage_evidence& ev
   family_coverage c;
   c.unit = "flop";
   c.required = work.flops;
+  int64_t page_threads = 0;
+  for (const auto& [mnemonic, threads] : threads_by_mnemonic) page_threads += threads;
+  // Scale to the per-opcode metric's total when the source page saw fewer (a dropped identical
+  // repeat block) or more; the shape mix stays the page's.
+  double scale = 1;
+  std::string scaled;
+  if (total_threads && *total_threads != page_threads) {
+    if (page_threads == 0)
+      return unknown("flop", work.flops,
+                     fmt::format("unknown: the per-opcode count saw {} predicate-on GMMA thread instructions but the "
+                                 "source page none",
+                                 *total_threads));
+    scale = static_cast<double>(*total_threads) / static_cast<double>(page_threads);
+    scaled = fmt::format("; scaled by {:.6g} to the per-opcode count ({} predicate-on thread instructions, the "
+                         "source page showed {})",
+                         scale, *total_threads, page_threads);
+  }
   std::string parts;
   for (const auto& [mnemonic, threads] : threads_by_mnemonic) {
     auto shape = sass::gmma_shape(mnemonic);
     if (!shape) return unknown("flop", work.flops, fmt::format("unknown: no MxNxK shape in the mnemonic {}", mnemonic));
-    double executions = static_cast<double>(threads) / sass::k_threads_per_warpgroup;
+    double executions = static_cast<double>(threads) * scale / sass::k_threads_per_warpgroup;
     c.done += executions * shape->flops();
     parts += fmt::format("{}{:.6g} warpgroup executions of {} ({} FLOP each)", parts.empty() ? "" : ", ", executions,
                          mnemonic, shape->flops());
@@ -51,7 +68,8 @@ family_coverage gmma_coverage(const task_work& work, const coverage_evidence& ev
   if (parts.empty())
     c.reason = "no GMMA instruction executed with an active predicate";
   else
-    c.reason = fmt::format("{} = {:.4g} FLOP of the task's {:.4g} ({})", parts, c.done, work.flops, percent(*c.fraction));
+    c.reason = fmt::format("{} = {:.4g} FLOP of the task's {:.4g} ({}){}", parts, c.done, work.flops,
+                           percent(*c.fraction), scaled);
   return c;
 }
 
@@ -221,13 +239,19 @@ result<coverage_evidence> coverage_evidence_from_json(const ordered_json& j) {
 
 std::map<std::string, family_coverage> compute_coverage(const std::vector<std::string>& required_families,
                                                         const std::optional<task_work>& work,
-                                                        const coverage_evidence& evidence) {
+                                                        const coverage_evidence& evidence,
+                                                        const std::optional<family_counts>& pred_on_totals) {
   std::map<std::string, family_coverage> out;
   for (const auto& fam : required_families) {
     if (!work) {
       out[fam] = unknown(fam == "TMA" ? "byte" : "flop", 0, "unknown: the task states no work (suite/tasks.json)");
     } else if (fam == "GMMA") {
-      out[fam] = gmma_coverage(*work, evidence);
+      std::optional<int64_t> total;
+      if (pred_on_totals) {
+        auto it = pred_on_totals->find("GMMA");
+        total = it == pred_on_totals->end() ? 0 : it->second;
+      }
+      out[fam] = gmma_coverage(*work, evidence, total);
     } else if (fam == "TMA") {
       out[fam] = tma_coverage(*work, evidence);
     } else if (fam == "TCGEN05") {
@@ -264,7 +288,7 @@ void apply_coverage(verdict& v, const task& t, const target_info& target, std::o
     }
   }
   if (ti.verdict == target_verdict::executed && evidence) {
-    ti.coverage = compute_coverage(ti.required_families, t.work, *evidence);
+    ti.coverage = compute_coverage(ti.required_families, t.work, *evidence, ti.dynamic_counts);
   } else {
     for (const auto& fam : ti.required_families) {
       ti.coverage[fam] = without_evidence(fam, ti, t.work);

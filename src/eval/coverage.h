@@ -78,10 +78,16 @@ ordered_json to_json(const coverage_evidence& e);
 result<coverage_evidence> coverage_evidence_from_json(const ordered_json& j);
 
 /// Coverage of each required family from the evidence and the task's work. `work` nullopt: the task
-/// states no work (unknown). Families with no executed instruction get 0.
+/// states no work (unknown). Families with no executed instruction get 0. `pred_on_totals`, when
+/// given, are the per-opcode metric's predicate-on counts per family for the same call (the
+/// dynamic check's counts): the source page drops an immediate identical repeat of a kernel's block
+/// (see ncu_source_page.cc), which would also drop a real second launch with identical counts, so
+/// GMMA work is scaled to the authoritative total when the two disagree, keeping the shape mix the
+/// source page shows, and the reason says so.
 std::map<std::string, family_coverage> compute_coverage(const std::vector<std::string>& required_families,
                                                         const std::optional<task_work>& work,
-                                                        const coverage_evidence& evidence);
+                                                        const coverage_evidence& evidence,
+                                                        const std::optional<family_counts>& pred_on_totals = std::nullopt);
 
 /// Fills v.targets.coverage (every required family, known or with the reason it is not) and
 /// v.targets.min_coverage, and notes an unmet minimum in v.targets.reason. Reads the evidence from

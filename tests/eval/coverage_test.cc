@@ -106,6 +106,21 @@ TEST(Coverage, TmaBytesOverTheTasksMinimum) {
   EXPECT_LT(*token["TMA"].fraction, 1e-4);
 }
 
+TEST(Coverage, GmmaIsScaledToThePerOpcodeTotal) {
+  // The source page drops an immediate identical repeat of a kernel's block, so a second launch
+  // with identical counts can vanish from it; the per-opcode metric (per launch ID) still has it.
+  auto ev = evidence_from_ncu_output(fixture("synthetic_gemm_source_page.csv"), "", "");
+  auto halves = compute_coverage(k_hopper, gemm().work, ev, family_counts{{"GMMA", 2 * 293601280LL}});
+  EXPECT_DOUBLE_EQ(*halves["GMMA"].fraction, 2.0);
+  EXPECT_NE(halves["GMMA"].reason.find("scaled by 2 to the per-opcode count"), std::string::npos)
+      << halves["GMMA"].reason;
+  auto same = compute_coverage(k_hopper, gemm().work, ev, family_counts{{"GMMA", 293601280LL}});
+  EXPECT_DOUBLE_EQ(*same["GMMA"].fraction, 1.0);
+  EXPECT_EQ(same["GMMA"].reason.find("scaled"), std::string::npos);
+  auto none_on_page = compute_coverage(k_hopper, gemm().work, coverage_evidence{}, family_counts{{"GMMA", 128}});
+  EXPECT_FALSE(none_on_page["GMMA"].fraction.has_value());
+}
+
 TEST(Coverage, TmaIsUnknownWhenBulkCopiesShareTheCounters) {
   auto c = compute_coverage(k_hopper, gemm().work, tma_evidence(7046430720.0, true));
   EXPECT_FALSE(c["TMA"].fraction.has_value());
@@ -154,7 +169,10 @@ verdict passed_verdict(const coverage_evidence& ev) {
   v.targets.required_families = k_hopper;
   v.targets.verdict = target_verdict::executed;
   v.targets.reason = "executed on the workload: GMMA (128 predicate-on thread instructions)";
-  v.targets.dynamic_counts = family_counts{{"GMMA", 128}, {"TMA", 0}};
+  int64_t gmma = 0;  // the per-opcode count agrees with the source page
+  for (const auto& i : ev.instructions)
+    if (i.family == "GMMA") gmma += i.thread_pred_on;
+  v.targets.dynamic_counts = family_counts{{"GMMA", gmma}, {"TMA", 0}};
   v.stages.push_back({stage_id::dynamic_check, stage_outcome::passed, 1.0, "1 kernel launch(es) profiled",
                       ordered_json{{"coverage_evidence", to_json(ev)}}});
   return v;
