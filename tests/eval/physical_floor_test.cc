@@ -6,6 +6,7 @@
 
 #include "core/file_io.h"
 #include "core/json_check.h"
+#include "eval/harness_protocol.h"
 #include "eval/physical_floor.h"
 #include "eval/timing_stats.h"
 #include "suite/task.h"
@@ -98,6 +99,23 @@ TEST(PhysicalFloor, InputsRoundTripThroughJson) {
   EXPECT_FALSE(floor_inputs_from_json(ordered_json::array()).ok());
 }
 
+TEST(PhysicalFloor, TheHarnessJobCarriesItsInputs) {
+  harness_job job;
+  job.task_name = "gemm_n7168_k5120";
+  job.runner = "/bin/ptxbench-runner";
+  job.work_dir = "/tmp/w";
+  auto plain = harness_job_from_json(ordered_json::parse(to_json(job).dump()));
+  ASSERT_FALSE(plain.ok());  // a job needs its definition; only the floor's absence is checked below
+  EXPECT_FALSE(to_json(job).contains("physical_floor"));
+  job.physical_floor = inputs_for("gemm_n7168_k5120", "h200");
+  auto j = to_json(job);
+  ASSERT_TRUE(j.contains("physical_floor"));
+  auto back = floor_inputs_from_json(j["physical_floor"]);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->work.flops, 601295421440.0);
+  EXPECT_EQ(back->peaks.bf16_dense_flops_per_s, 1070.5e12);
+}
+
 // --- where the timing decision applies it ---
 
 TEST(FloorInTiming, HonestCallsPass) {
@@ -126,6 +144,16 @@ TEST(FloorInTiming, CoarseWallClockFailsOnlyBeyondItsAllowance) {
   auto v = find_below_floor({{0.73, 0.0, 1.5}}, {1.4, 0.1}, 0.5617);
   ASSERT_TRUE(v.has_value());
   EXPECT_FALSE(v->from_span);
+}
+
+TEST(FloorInTiming, TheMessageSaysWhatWasImpossible) {
+  auto f = physical_floor_for(inputs_for("gemm_n7168_k5120", "h200"), k_h200_l2_bytes);
+  floor_violation v{1, 0.02, 0.9, true};
+  auto m = floor_violation_message(v, *f, 0.9, 11, 1011);
+  EXPECT_EQ(m.rfind("faster than physically possible: timed call 11 (seed 1011) reported a GPU span of 0.0200 ms", 0), 0u)
+      << m;
+  EXPECT_NE(m.find("work was hidden from the measurement"), std::string::npos) << m;
+  EXPECT_NE(m.find("below the physical floor of 0.5617 ms = max(6.013e+11 FLOP / 1070.5 TFLOP/s"), std::string::npos) << m;
 }
 
 TEST(FloorInTiming, ZeroFloorDisablesTheCheck) {
