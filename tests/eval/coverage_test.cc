@@ -215,8 +215,12 @@ TEST(ApplyCoverage, WithoutEvidence) {
 
   auto no_evidence = passed_verdict({});
   no_evidence.stages.back().details = ordered_json::object();
+  no_evidence.targets.dynamic_counts = family_counts{{"GMMA", 128}, {"TMA", 0}};
   apply_coverage(no_evidence, gemm(), *h200, 0.5);
   EXPECT_FALSE(no_evidence.targets.coverage["GMMA"].fraction.has_value());
+  EXPECT_NE(no_evidence.targets.coverage["GMMA"].reason.find("recorded no coverage evidence"), std::string::npos)
+      << no_evidence.targets.coverage["GMMA"].reason;
+  EXPECT_EQ(no_evidence.targets.coverage["TMA"].fraction, std::optional<double>(0.0));  // TMA never ran
   EXPECT_FALSE(no_evidence.target_correct());  // unknown coverage never meets a minimum
 
   verdict blackwell;
