@@ -50,8 +50,7 @@ std::string verdict_text(const eval::verdict& v, const std::string& candidate_na
     for (const auto& [fam, c] : t.coverage)
       shares += fmt::format("{}{} {}", shares.empty() ? "" : ", ", fam,
                             c.fraction ? fmt::format("{:.1f}%", *c.fraction * 100) : std::string("unknown"));
-    out += fmt::format("  work coverage: {}{}
-", shares,
+    out += fmt::format("  work coverage: {}{}\n", shares,
                        t.min_coverage ? fmt::format(" (--min-coverage {:g}%)", *t.min_coverage * 100) : "");
   }
   if (v.correctness)
