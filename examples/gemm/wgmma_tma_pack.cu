@@ -1,6 +1,6 @@
 // GEMM candidate for task gemm_n7168_k5120: C[M,N] = A[M,K] * B[N,K]^T, bf16 in and out, fp32
 // accumulation. It #includes the sm90a knowledge pack's wrappers instead of pasting them
-// (the candidate build adds -I packs/sm90a/include).
+// (the candidate build adds -I packs/common/include -I packs/sm90a/include).
 //
 // Design: one 128x256 output tile per CTA; 3 warpgroups. Warpgroup 0 is the producer: one thread
 // issues TMA loads (128B swizzle) of a 128x64 A tile and a 256x64 B tile per stage into a
@@ -113,9 +113,9 @@ gemm_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_constant__ C
 
 void run(ptxbench::tensor_view A, ptxbench::tensor_view B, ptxbench::tensor_view C, cudaStream_t stream) {
   const int M = static_cast<int>(A.size(0)), K = static_cast<int>(A.size(1)), N = static_cast<int>(B.size(0));
-  if (B.size(1) != K || C.size(0) != M || C.size(1) != N) throw ptxbench::abi_error("shape mismatch");
+  if (B.size(1) != K || C.size(0) != M || C.size(1) != N) throw ptxbench::shape_error("shape mismatch");
   if (!A.is_contiguous() || !B.is_contiguous() || !C.is_contiguous() || K % 8 != 0 || N % 8 != 0)
-    throw ptxbench::abi_error("needs contiguous tensors with K and N multiples of 8 (TMA strides are 16-byte units)");
+    throw ptxbench::shape_error("needs contiguous tensors with K and N multiples of 8 (TMA strides are 16-byte units)");
   using ptxkit::swizzle;
   const CUtensorMap ta = ptxkit::make_tma_2d_bf16(A.data_ptr(), M, K, K, kBM, kBK, swizzle::b128);
   const CUtensorMap tb = ptxkit::make_tma_2d_bf16(B.data_ptr(), N, K, K, kBN, kBK, swizzle::b128);

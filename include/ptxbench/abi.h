@@ -1,9 +1,10 @@
-// PTXBench kernel ABI, version 1: what a candidate kernel file includes to be callable by the harness.
+// PTXBench kernel ABI, version 2: what a candidate kernel file includes to be callable by the harness.
 //
 // A candidate implements its task's Definition in destination-passing style: one host function that
 // takes every input and then every output, in definition order, as tensor views, plus the CUDA
 // stream the harness wants the work on, and returns nothing. PTXBENCH_EXPORT turns it into a C entry
-// point that checks the argument count and dtypes and reports failures as a string, never by crashing.
+// point that checks the argument count and dtypes and reports failures as a machine-readable kind
+// plus a message, never by crashing.
 //
 //   #include <ptxbench/abi.h>
 //
@@ -26,7 +27,9 @@
 //    ordered before run() returns control to the harness's synchronisation; the harness times every
 //    kernel the call launched, on any stream).
 //  - Write every element of every output; outputs start filled with NaN. Never write inputs.
-//  - Throwing an exception, or a failed dtype/count check, becomes a RUNTIME_ERROR with the message.
+//  - A failed argument-count check is INCORRECT_SHAPE, a failed dtype check INCORRECT_DTYPE; throw
+//    ptxbench::shape_error for a shape you cannot handle (INCORRECT_SHAPE); any other exception is a
+//    RUNTIME_ERROR with its message.
 //  - Vendor libraries (cuBLAS, cuBLASLt, cuDNN) and dynamic loading are not allowed.
 #ifndef PTXBENCH_ABI_H
 #define PTXBENCH_ABI_H
@@ -35,8 +38,10 @@
 
 #include <cuda_runtime.h>
 
-#define PTXBENCH_ABI_VERSION 1
+#define PTXBENCH_ABI_VERSION 2
 #define PTXBENCH_MAX_DIMS 8
+#define PTXBENCH_MAX_ARGS 32
+#define PTXBENCH_SIGNATURE_MAGIC 0x50544253u /* "PTBS" */
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,9 +74,33 @@ typedef struct ptxbench_tensor {
   int32_t is_output;                   ///< 1 for outputs
 } ptxbench_tensor;
 
-/// Signature of the exported entry point: returns NULL on success, else a message that stays valid
-/// until the next call on the same thread.
-typedef const char* (*ptxbench_entry_fn)(const ptxbench_tensor* args, int32_t nargs, cudaStream_t stream);
+/// Why a call failed, as the harness reads it (version 2). The harness decides the status from the
+/// kind, never from the message.
+typedef enum ptxbench_error_kind {
+  PTXBENCH_OK = 0,
+  PTXBENCH_ERROR_ARGUMENT_COUNT = 1,  ///< wrong number of tensors: INCORRECT_SHAPE
+  PTXBENCH_ERROR_DTYPE = 2,           ///< an argument's element type differs from the export: INCORRECT_DTYPE
+  PTXBENCH_ERROR_SHAPE = 3,           ///< the kernel refused a shape (ptxbench::shape_error): INCORRECT_SHAPE
+  PTXBENCH_ERROR_EXCEPTION = 4        ///< anything else the call threw: RUNTIME_ERROR
+} ptxbench_error_kind;
+
+/// Signature of the version-2 entry point: returns a ptxbench_error_kind; on failure *message points
+/// to a message that stays valid until the next call on the same thread (NULL on success).
+typedef int32_t (*ptxbench_entry_fn)(const ptxbench_tensor* args, int32_t nargs, cudaStream_t stream,
+                                     const char** message);
+
+/// Signature of the version-1 entry point (still loaded): returns NULL on success, else a message.
+/// Its failures carry no kind; the harness reports them as RUNTIME_ERROR.
+typedef const char* (*ptxbench_entry_v1_fn)(const ptxbench_tensor* args, int32_t nargs, cudaStream_t stream);
+
+/// What PTXBENCH_EXPORT records about the entry in the built object (symbol
+/// ptxbench_signature_<fn>), so the build stage can check it against the task before anything runs.
+typedef struct ptxbench_signature {
+  uint32_t magic;                     ///< PTXBENCH_SIGNATURE_MAGIC
+  int32_t abi_version;                ///< PTXBENCH_ABI_VERSION
+  int32_t count;                      ///< number of tensor arguments
+  int32_t dtypes[PTXBENCH_MAX_ARGS];  ///< ptxbench_dtype of each; -1: not declared (checked by the kernel)
+} ptxbench_signature;
 
 #ifdef __cplusplus
 }  // extern "C"
@@ -127,6 +156,11 @@ struct abi_error : std::exception {
   std::string m_message;
 };
 
+/// Throw this from run() when a tensor has a shape the kernel does not handle (INCORRECT_SHAPE).
+struct shape_error : abi_error {
+  using abi_error::abi_error;
+};
+
 namespace detail {
 
 inline const char* dtype_name(int32_t d) {
@@ -140,9 +174,15 @@ inline std::string& error_buffer() {
   return buffer;
 }
 
-inline const char* fail(std::string message) {
+inline int32_t fail(const char** out, int32_t kind, std::string message) {
   error_buffer() = std::move(message);
-  return error_buffer().c_str();
+  if (out) *out = error_buffer().c_str();
+  return kind;
+}
+
+template <typename... D>
+constexpr int32_t count_dtypes(D...) {
+  return static_cast<int32_t>(sizeof...(D));
 }
 
 template <typename F>
@@ -158,44 +198,54 @@ void call_with_views(const ptxbench_tensor* args, cudaStream_t stream, std::inde
 }
 
 template <auto Fn>
-const char* invoke(const ptxbench_tensor* args, int32_t nargs, cudaStream_t stream, const int32_t* expected,
-                   std::size_t n_expected, const char* name) {
+int32_t invoke(const ptxbench_tensor* args, int32_t nargs, cudaStream_t stream, const ptxbench_signature& sig,
+               const char* name, const char** message) {
   constexpr std::size_t arity = tensor_arity<decltype(Fn)>::value;
-  if (n_expected != arity)
-    return fail(std::string("PTXBENCH_EXPORT(") + name + ", ...) lists " + std::to_string(n_expected) +
-                " dtypes but the function takes " + std::to_string(arity) + " tensors");
+  if (message) *message = nullptr;
   if (args == nullptr || nargs != static_cast<int32_t>(arity))
-    return fail(std::string(name) + " expects " + std::to_string(arity) + " tensors (inputs then outputs), got " +
-                std::to_string(nargs));
+    return fail(message, PTXBENCH_ERROR_ARGUMENT_COUNT,
+                std::string(name) + " expects " + std::to_string(arity) + " tensors (inputs then outputs), got " +
+                    std::to_string(nargs));
   for (std::size_t i = 0; i < arity; ++i)
-    if (args[i].dtype != expected[i])
-      return fail(std::string(name) + ": argument " + std::to_string(i) + " is " + dtype_name(args[i].dtype) +
-                  " but the kernel was exported for " + dtype_name(expected[i]));
+    if (sig.dtypes[i] >= 0 && args[i].dtype != sig.dtypes[i])
+      return fail(message, PTXBENCH_ERROR_DTYPE,
+                  std::string(name) + ": argument " + std::to_string(i) + " is " + dtype_name(args[i].dtype) +
+                      " but the kernel was exported for " + dtype_name(sig.dtypes[i]));
   try {
     call_with_views<Fn>(args, stream, std::make_index_sequence<arity>{});
+  } catch (const shape_error& e) {
+    return fail(message, PTXBENCH_ERROR_SHAPE, std::string(name) + ": " + e.what());
   } catch (const std::exception& e) {
-    return fail(std::string(name) + " threw: " + e.what());
+    return fail(message, PTXBENCH_ERROR_EXCEPTION, std::string(name) + " threw: " + e.what());
   } catch (...) {
-    return fail(std::string(name) + " threw a non-standard exception");
+    return fail(message, PTXBENCH_ERROR_EXCEPTION, std::string(name) + " threw a non-standard exception");
   }
-  return nullptr;
+  return PTXBENCH_OK;
 }
 
 }  // namespace detail
 }  // namespace ptxbench
 
 /// Exports `fn` (a function `void fn(tensor_view..., cudaStream_t)`) as the C entry point
-/// `ptxbench_entry_<fn>`, checking the argument count and each argument's dtype against the list.
-/// Also exports `ptxbench_abi_version_<fn>` so the harness can refuse an incompatible build.
-#define PTXBENCH_EXPORT(fn, ...)                                                                        \
-  extern "C" __attribute__((visibility("default"))) int32_t ptxbench_abi_version_##fn() {              \
-    return PTXBENCH_ABI_VERSION;                                                                        \
-  }                                                                                                     \
-  extern "C" __attribute__((visibility("default"))) const char* ptxbench_entry_##fn(                   \
-      const ptxbench_tensor* args, int32_t nargs, cudaStream_t stream) {                                \
-    static const int32_t expected[] = {__VA_ARGS__};                                                    \
-    return ::ptxbench::detail::invoke<&fn>(args, nargs, stream, expected,                              \
-                                           sizeof(expected) / sizeof(expected[0]), #fn);               \
+/// `ptxbench_entry_<fn>`, checking the argument count and each argument's dtype against the list
+/// (which must name one dtype per tensor parameter: a mismatch does not compile). Also exports
+/// `ptxbench_abi_version_<fn>`, so the harness can refuse an incompatible build, and
+/// `ptxbench_signature_<fn>`, so the build stage can check the export against the task.
+#define PTXBENCH_EXPORT(fn, ...)                                                                            \
+  static_assert(::ptxbench::detail::count_dtypes(__VA_ARGS__) ==                                           \
+                    static_cast<int32_t>(::ptxbench::detail::tensor_arity<decltype(&fn)>::value),           \
+                "PTXBENCH_EXPORT(" #fn ", ...) must list one dtype per tensor parameter of " #fn);          \
+  static_assert(::ptxbench::detail::count_dtypes(__VA_ARGS__) <= PTXBENCH_MAX_ARGS,                        \
+                "PTXBENCH_EXPORT(" #fn ", ...): at most PTXBENCH_MAX_ARGS tensors");                      \
+  extern "C" __attribute__((visibility("default"), used)) const ptxbench_signature ptxbench_signature_##fn = \
+      {PTXBENCH_SIGNATURE_MAGIC, PTXBENCH_ABI_VERSION, ::ptxbench::detail::count_dtypes(__VA_ARGS__),     \
+       {__VA_ARGS__}};                                                                                      \
+  extern "C" __attribute__((visibility("default"))) int32_t ptxbench_abi_version_##fn() {                  \
+    return PTXBENCH_ABI_VERSION;                                                                            \
+  }                                                                                                         \
+  extern "C" __attribute__((visibility("default"))) int32_t ptxbench_entry_##fn(                           \
+      const ptxbench_tensor* args, int32_t nargs, cudaStream_t stream, const char** message) {              \
+    return ::ptxbench::detail::invoke<&fn>(args, nargs, stream, ptxbench_signature_##fn, #fn, message);    \
   }
 
 #endif  // __cplusplus

@@ -7,12 +7,12 @@
 
 namespace ptxbench::agent {
 
-eval_slots::eval_slots(std::vector<std::unique_ptr<eval::evaluator>> evaluators)
+eval_slots::eval_slots(std::vector<std::unique_ptr<evaluator>> evaluators)
     : m_evaluators(std::move(evaluators)), m_busy(m_evaluators.size(), false) {}
 
 result<std::unique_ptr<eval_slots>> eval_slots::create(int count, const evaluator_factory& factory) {
   if (count < 1) return make_error(fmt::format("need at least one evaluation slot, got {}", count));
-  std::vector<std::unique_ptr<eval::evaluator>> evaluators;
+  std::vector<std::unique_ptr<evaluator>> evaluators;
   for (int i = 0; i < count; ++i) {
     auto e = factory(i);
     if (!e) return e.err().with_context(fmt::format("evaluator for slot {}", i));
@@ -21,7 +21,7 @@ result<std::unique_ptr<eval_slots>> eval_slots::create(int count, const evaluato
   return std::unique_ptr<eval_slots>(new eval_slots(std::move(evaluators)));
 }
 
-slot_outcome eval_slots::evaluate(const eval::eval_request& request) {
+slot_outcome eval_slots::evaluate(const eval_request& request) {
   using clock = std::chrono::steady_clock;
   slot_outcome out;
   auto queued = clock::now();

@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "core/result.h"
-#include "eval/evaluator.h"
+#include "verdict/evaluator.h"
 
 namespace ptxbench::agent {
 
 /// Makes the evaluator for one slot (slot i evaluates on GPU i). Injected so tests use a fake.
-using evaluator_factory = std::function<result<std::unique_ptr<eval::evaluator>>(int slot)>;
+using evaluator_factory = std::function<result<std::unique_ptr<evaluator>>(int slot)>;
 
 struct slot_outcome {
-  result<eval::verdict> verdict = make_error("not evaluated");
+  result<ptxbench::verdict> verdict = make_error("not evaluated");
   double queue_wait_s = 0;  ///< time spent waiting for a free slot
   double eval_s = 0;        ///< time the evaluator took
   int slot = -1;
@@ -30,14 +30,14 @@ class eval_slots {
 
   /// Waits for a free slot, evaluates, frees the slot. Thread-safe; never throws (an evaluator that
   /// throws becomes an infrastructure error).
-  slot_outcome evaluate(const eval::eval_request& request);
+  slot_outcome evaluate(const eval_request& request);
 
   [[nodiscard]] int size() const { return static_cast<int>(m_evaluators.size()); }
 
  private:
-  explicit eval_slots(std::vector<std::unique_ptr<eval::evaluator>> evaluators);
+  explicit eval_slots(std::vector<std::unique_ptr<evaluator>> evaluators);
 
-  std::vector<std::unique_ptr<eval::evaluator>> m_evaluators;
+  std::vector<std::unique_ptr<evaluator>> m_evaluators;
   std::vector<bool> m_busy;
   std::mutex m_mutex;
   std::condition_variable m_free;

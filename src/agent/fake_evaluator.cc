@@ -11,8 +11,6 @@
 namespace ptxbench::agent {
 namespace {
 
-using namespace eval;
-
 int line_of(const std::string& text, std::size_t pos) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
 }
@@ -41,7 +39,7 @@ void set_stages(verdict& v, stage_id failed_at, bool gpu) {
 
 class fake_evaluator final : public evaluator {
  public:
-  fake_evaluator(const suite* tasks, int delay_ms) : m_tasks(tasks), m_delay_ms(delay_ms) {}
+  explicit fake_evaluator(int delay_ms) : m_delay_ms(delay_ms) {}
 
   result<verdict> evaluate(const eval_request& req) override {
     if (m_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(m_delay_ms));
@@ -51,21 +49,19 @@ class fake_evaluator final : public evaluator {
     if (code.find("FAKE_INFRA_ERROR") != std::string::npos)
       return make_error("fake evaluator: injected infrastructure failure (GPU lost)");
     verdict v;
-    v.mode = req.run_on_gpu ? "eval" : "check";
-    v.task = req.task;
-    v.target = req.target;
+    v.mode = req.run_on_gpu ? eval_mode::eval : eval_mode::check;
+    v.task = req.t->name;
+    v.target = req.target->name;
     v.arch = "sm_90a";
-    v.targets.target = req.target;
+    v.targets.target = v.target;
     v.targets.arch = v.arch;
     v.targets.required_families = {"GMMA", "TMA"};
     v.build.attempted = true;
     bool uses_wgmma = low.find("wgmma") != std::string::npos;
     for (const char* lib : {"cublas", "cudnn"}) {
       if (auto pos = low.find(lib); pos != std::string::npos) {
-        v.status = eval_status::COMPILE_ERROR;
-        v.outcome = "rejected";
-        v.deciding_stage = "source_gate";
-        v.message = fmt::format("kernel.cu:{}: vendor library call", line_of(code, pos));
+        v.decided = {eval_outcome::rejected, stage_id::source_gate,
+                     fmt::format("kernel.cu:{}: vendor library call", line_of(code, pos)), ""};
         v.gate_findings.push_back({"vendor-library", "kernel.cu", line_of(code, pos), code.substr(pos, 24),
                                    fmt::format("{} is not allowed", lib)});
         v.build.attempted = false;
@@ -76,9 +72,7 @@ class fake_evaluator final : public evaluator {
     std::size_t err = code.find("#error");
     if (err == std::string::npos) err = code.find("FAKE_COMPILE_ERROR");
     if (err != std::string::npos) {
-      v.status = eval_status::COMPILE_ERROR;
-      v.outcome = "compile_error";
-      v.deciding_stage = "build";
+      v.decided = {eval_outcome::compile_error, stage_id::build, "compile error", ""};
       v.build.log = fmt::format("kernel.cu({}): error: identifier \"undefined_symbol\" is undefined\n\n1 error detected "
                                 "in the compilation of \"kernel.cu\".",
                                 line_of(code, err));
@@ -90,8 +84,7 @@ class fake_evaluator final : public evaluator {
     v.build.log = "ptxas info    : Used 128 registers, used 1 barriers, 0 bytes smem, 400 bytes cmem[0]";
     v.targets.static_counts = family_counts{{"GMMA", uses_wgmma ? 96 : 0}, {"TMA", uses_wgmma ? 8 : 0}};
     if (!req.run_on_gpu) {
-      v.outcome = "built";
-      v.deciding_stage = "static_sass";
+      v.decided = {eval_outcome::built, std::nullopt, "built (fake evaluator)", ""};
       v.targets.verdict = uses_wgmma ? target_verdict::deferred : target_verdict::absent_in_sass;
       v.targets.reason = uses_wgmma ? "in the SASS; runtime check deferred (no GPU)" : "no GMMA/TMA in the SASS";
       set_stages(v, stage_id::sanitize, false);
@@ -99,20 +92,17 @@ class fake_evaluator final : public evaluator {
       v.stages[static_cast<int>(stage_id::sanitize)].summary = "no GPU in this run (fake evaluator)";
       return v;
     }
-    auto fail_at = [&](eval_status st, stage_id stage, std::string log) {
-      v.status = st;
-      v.outcome = st == eval_status::TIMEOUT ? "timeout" : st == eval_status::RUNTIME_ERROR ? "runtime_error" : "incorrect_numerical";
-      v.deciding_stage = std::string(stage_name(stage));
-      v.log = std::move(log);
+    auto fail_at = [&](eval_outcome outcome, stage_id stage, std::string log) {
+      v.decided = {outcome, stage, fmt::format("{} (fake evaluator)", outcome_name(outcome)), std::move(log)};
       set_stages(v, stage, true);
       attach_trace(v, req, nullptr);
       return v;
     };
     if (code.find("FAKE_RUNTIME_ERROR") != std::string::npos)
-      return fail_at(eval_status::RUNTIME_ERROR, stage_id::sanitize,
+      return fail_at(eval_outcome::runtime_error, stage_id::sanitize,
                      "========= Invalid __global__ write of size 2 bytes\n=========     at gemm_kernel+0x1a0 in kernel.cu:42");
     if (code.find("FAKE_TIMEOUT") != std::string::npos)
-      return fail_at(eval_status::TIMEOUT, stage_id::correctness, "the kernel ran for more than 30 s");
+      return fail_at(eval_outcome::timeout, stage_id::correctness, "the kernel ran for more than 30 s");
     if (code.find("FAKE_WRONG") != std::string::npos) {
       correctness_summary c;
       c.rule = "allclose";
@@ -123,13 +113,11 @@ class fake_evaluator final : public evaluator {
       c.failed_trial = 0;
       c.outputs.push_back({"C", 0.5, 3.25, 1024, 0, {17, 4093}, 1.53, 1.03});
       v.correctness = c;
-      return fail_at(eval_status::INCORRECT_NUMERICAL, stage_id::correctness, "");
+      return fail_at(eval_outcome::incorrect_numerical, stage_id::correctness, "");
     }
     double speedup = 0.85;
     if (auto pos = code.find("FAKE_SPEEDUP="); pos != std::string::npos) speedup = std::atof(code.c_str() + pos + 13);
-    v.status = eval_status::PASSED;
-    v.outcome = "passed";
-    v.deciding_stage = "dynamic_check";
+    v.decided = {eval_outcome::passed, std::nullopt, fmt::format("correct; speedup {:.3f}x (fake evaluator)", speedup), ""};
     correctness_summary c;
     c.rule = "allclose";
     c.trials = 3;
@@ -144,8 +132,9 @@ class fake_evaluator final : public evaluator {
     t.speedup = speedup;
     v.timing = t;
     if (uses_wgmma) {
-      v.targets.dynamic_counts = family_counts{{"GMMA", 1 << 20}, {"TMA", 1 << 14}};
-      v.targets.dynamic_method = "fake";
+      v.targets.dynamic.counts = family_counts{{"GMMA", 1 << 20}, {"TMA", 1 << 14}};
+      v.targets.dynamic.method = "fake";
+      v.targets.dynamic.ran = true;
       v.targets.verdict = target_verdict::executed;
     } else {
       v.targets.verdict = target_verdict::absent_in_sass;
@@ -158,14 +147,13 @@ class fake_evaluator final : public evaluator {
 
  private:
   void attach_trace(verdict& v, const eval_request& req, const timing_summary* t) const {
-    const task* tk = m_tasks ? m_tasks->find_task(req.task) : nullptr;
-    if (!tk) return;
+    const task* tk = req.t;
     trace tr;
     tr.definition = tk->name;
     tr.workload_ = tk->wl;
     tr.solution = req.candidate.name;
     evaluation e;
-    e.status = *v.status;
+    e.status = *v.status();
     e.environment.hardware = "fake";
     e.timestamp = "1970-01-01T00:00:00Z";
     if (v.correctness && (e.status == eval_status::PASSED || e.status == eval_status::INCORRECT_NUMERICAL))
@@ -175,14 +163,13 @@ class fake_evaluator final : public evaluator {
     v.flashinfer_trace = tr;
   }
 
-  const suite* m_tasks;
   int m_delay_ms;
 };
 
 }  // namespace
 
-std::unique_ptr<eval::evaluator> make_fake_evaluator(const suite* tasks, int delay_ms) {
-  return std::make_unique<fake_evaluator>(tasks, delay_ms);
+std::unique_ptr<evaluator> make_fake_evaluator(int delay_ms) {
+  return std::make_unique<fake_evaluator>(delay_ms);
 }
 
 }  // namespace ptxbench::agent

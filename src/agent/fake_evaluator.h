@@ -11,13 +11,13 @@
 
 #include <memory>
 
-#include "eval/evaluator.h"
 #include "suite/task.h"
+#include "verdict/evaluator.h"
 
 namespace ptxbench::agent {
 
-/// Returns the fake evaluator. `tasks` (may be null) supplies workload axes for the traces;
-/// `delay_ms` makes each evaluation take that long (to test kills mid-sweep).
-std::unique_ptr<eval::evaluator> make_fake_evaluator(const suite* tasks, int delay_ms);
+/// Returns the fake evaluator. `delay_ms` makes each evaluation take that long (to test kills
+/// mid-sweep).
+std::unique_ptr<evaluator> make_fake_evaluator(int delay_ms);
 
 }  // namespace ptxbench::agent

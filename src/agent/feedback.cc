@@ -7,8 +7,6 @@
 namespace ptxbench::agent {
 namespace {
 
-using eval::stage_outcome;
-using eval::target_verdict;
 
 // Compiler output can run to megabytes when a template explodes; keep both ends.
 constexpr std::size_t k_max_log_bytes = 32u << 10;
@@ -20,7 +18,7 @@ std::string clip_log(const std::string& log) {
          log.substr(log.size() - half);
 }
 
-std::string axes_text(const eval::verdict& v, const task& t) {
+std::string axes_text(const verdict& v, const task& t) {
   const auto& axes = v.flashinfer_trace ? v.flashinfer_trace->workload_.axes : t.wl.axes;
   if (axes.empty()) return "workload 0";
   std::string s;
@@ -34,13 +32,13 @@ std::string error_value(double x) {
   return fmt::format("{}", x);
 }
 
-std::string join_counts(const eval::family_counts& c) {
+std::string join_counts(const family_counts& c) {
   std::string s;
   for (const auto& [family, n] : c) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", family, n);
   return s.empty() ? "none" : s;
 }
 
-std::string required_text(const eval::verdict& v) {
+std::string required_text(const verdict& v) {
   std::string s;
   const auto& f = v.targets.required_families;
   for (std::size_t i = 0; i < f.size(); ++i) s += (i == 0 ? "" : (i + 1 == f.size() ? " or " : ", ")) + f[i];
@@ -60,20 +58,20 @@ std::string target_verdict_text(target_verdict tv) {
 
 // What upstream never told the model: did the required instruction families really run, and how often.
 // Left out when nothing is known (the pipeline stopped before the SASS), unless `always`.
-std::string target_section(const eval::verdict& v, bool always) {
+std::string target_section(const verdict& v, bool always) {
   const auto& t = v.targets;
-  if (!always && !t.static_counts && !t.dynamic_counts && t.verdict == target_verdict::deferred) return "";
+  if (!always && !t.static_counts && !t.dynamic.counts && t.verdict == target_verdict::deferred) return "";
   std::string s = fmt::format("\nTarget instructions ({}, {}; required: {}): {}", v.target, v.arch.empty() ? t.arch : v.arch,
                               required_text(v), target_verdict_text(t.verdict));
-  if (t.dynamic_counts)
-    s += fmt::format("\n  executed (thread instructions{}): {}", t.dynamic_method.empty() ? "" : ", " + t.dynamic_method,
-                     join_counts(*t.dynamic_counts));
+  if (t.dynamic.counts)
+    s += fmt::format("\n  executed (thread instructions{}): {}", t.dynamic.method.empty() ? "" : ", " + t.dynamic.method,
+                     join_counts(*t.dynamic.counts));
   if (t.static_counts) s += fmt::format("\n  in the SASS (instructions): {}", join_counts(*t.static_counts));
   if (!t.reason.empty()) s += "\n  " + t.reason;
   return s;
 }
 
-std::string correctness_lines(const eval::verdict& v) {
+std::string correctness_lines(const verdict& v) {
   if (!v.correctness) return "";
   const auto& c = *v.correctness;
   std::string s = fmt::format("\n  max_abs_error={}, max_rel_error={}", error_value(c.max_absolute_error),
@@ -94,9 +92,9 @@ std::string correctness_lines(const eval::verdict& v) {
 
 // The compiler log, then the sanitizer/debug/error text; a pipeline may repeat the build log in
 // v.log, which the model should read once.
-std::string logs(const eval::verdict& v) {
+std::string logs(const verdict& v) {
   const std::string& build = v.build.log;
-  const std::string& other = v.log;
+  const std::string& other = v.decided.log;
   std::string text;
   if (other.empty() || build.find(other) != std::string::npos) text = build;
   else if (build.empty() || other.find(build) != std::string::npos) text = other;
@@ -106,18 +104,18 @@ std::string logs(const eval::verdict& v) {
   return text.empty() ? "" : "\n" + text;
 }
 
-std::string deferred_stages(const eval::verdict& v) {
+std::string deferred_stages(const verdict& v) {
   std::string names, why;
   for (const auto& st : v.stages) {
     if (st.outcome != stage_outcome::deferred) continue;
-    names += (names.empty() ? "" : ", ") + std::string(eval::stage_name(st.id));
+    names += (names.empty() ? "" : ", ") + std::string(stage_name(st.id));
     if (why.empty() && st.summary != v.targets.reason) why = st.summary;
   }
   if (names.empty()) return "";
   return fmt::format("\nNot run here: {}{}", names, why.empty() ? "" : " (" + why + ")");
 }
 
-std::string gate_feedback(const eval::verdict& v) {
+std::string gate_feedback(const verdict& v) {
   std::string s =
       "ERROR: Your kernel was rejected before it could run: it uses library calls or loading tricks instead of a "
       "hand-written kernel.";
@@ -130,7 +128,7 @@ std::string gate_feedback(const eval::verdict& v) {
   }
   if (v.gate_findings.size() > k_max_findings)
     s += fmt::format("\n  (and {} more)", v.gate_findings.size() - k_max_findings);
-  if (v.gate_findings.empty() && !v.message.empty()) s += "\n  " + v.message;
+  if (v.gate_findings.empty() && !v.decided.message.empty()) s += "\n  " + v.decided.message;
   s += "\nPlease implement the kernel using CUDA directly — cuBLAS, cuBLASLt, cuDNN, dynamic loading and other "
        "library shortcuts are not allowed.";
   return s;
@@ -148,57 +146,40 @@ std::string event_name(turn_event e) {
   return "evaluation";
 }
 
-bool is_infra_verdict(const eval::verdict& v) { return v.outcome == "infra_error"; }
+bool is_infra_verdict(const verdict& v) { return v.outcome() == eval_outcome::infra_error; }
 
-std::optional<double> verdict_speedup(const eval::verdict& v) {
+std::optional<double> verdict_speedup(const verdict& v) {
   if (v.timing && v.timing->speedup > 0) return v.timing->speedup;
   if (v.flashinfer_trace && v.flashinfer_trace->eval && v.flashinfer_trace->eval->performance)
     return v.flashinfer_trace->eval->performance->speedup_factor;
   return std::nullopt;
 }
 
-turn_assessment assess_verdict(const eval::verdict& v, double target_speedup) {
+turn_assessment assess_verdict(const verdict& v, double target_speedup) {
   turn_assessment a;
-  bool gate = v.outcome == "rejected" || v.deciding_stage == "source_gate" || v.deciding_stage == "link_gate";
-  if (is_infra_verdict(v)) {
-    a.event = turn_event::infra_error;
-    a.label = "infra_error";
-    return a;
-  }
-  if (gate) {
-    a.event = turn_event::gate_rejected;
-    a.label = "gate_rejected";
-    return a;
-  }
-  if (v.status) {
-    switch (*v.status) {
-      case eval_status::PASSED: a.label = "correct"; break;
-      case eval_status::COMPILE_ERROR: a.label = "compilation_error"; break;
-      case eval_status::RUNTIME_ERROR: a.label = "runtime_error"; break;
-      case eval_status::TIMEOUT: a.label = "timeout"; break;
-      default: a.label = "numerical_error"; break;  // INCORRECT_NUMERICAL, _SHAPE, _DTYPE
-    }
-  } else if (v.outcome == "compile_error") {
-    a.label = "compilation_error";
-  } else {
-    a.label = "built";  // check mode: the CPU stages passed and nothing ran on a GPU
+  a.label = v.outcome();
+  switch (a.label) {
+    case eval_outcome::infra_error: a.event = turn_event::infra_error; return a;
+    case eval_outcome::rejected: a.event = turn_event::gate_rejected; return a;
+    default: break;
   }
   a.all_passed = v.passed();
-  a.returncode = a.all_passed || a.label == "built" ? 0 : 1;
+  a.returncode = a.all_passed || a.label == eval_outcome::built ? 0 : 1;
   if (a.all_passed) a.speedup = verdict_speedup(v);
   a.target_correct = v.target_correct();
   a.target_met = a.target_correct && target_speedup > 0 && a.speedup && *a.speedup >= target_speedup;
   return a;
 }
 
-std::string verdict_feedback(const eval::verdict& v, const turn_assessment& a, const task& t, double target_speedup) {
+std::string verdict_feedback(const verdict& v, const turn_assessment& a, const task& t, double target_speedup) {
   if (a.event == turn_event::gate_rejected) return gate_feedback(v);
   std::string axes = axes_text(v, t);
-  if (a.label == "built") {
+  if (a.label == eval_outcome::built) {
     std::string s = "Build results (the GPU stages did not run):\n";
     s += fmt::format("[{}] BUILT — compiled and passed the source and link gates; not run on a GPU", axes);
     s += logs(v) + target_section(v, true) + deferred_stages(v);
-    std::string note = v.message.rfind("built; ", 0) == 0 ? v.message.substr(7) : v.message;
+    const std::string& message = v.decided.message;
+    std::string note = message.rfind("built; ", 0) == 0 ? message.substr(7) : message;
     bool repeats = s.find(note) != std::string::npos ||
                    (!v.targets.reason.empty() && note.find(v.targets.reason) != std::string::npos);
     if (!note.empty() && !repeats) s += "\n" + note;
@@ -207,7 +188,8 @@ std::string verdict_feedback(const eval::verdict& v, const turn_assessment& a, c
     return s;
   }
   std::string s = a.all_passed ? "Evaluation results:\n" : "Evaluation FAILED:\n";
-  std::string status = v.status ? std::string(status_name(*v.status)) : "COMPILE_ERROR";
+  auto trace_status = v.status();
+  std::string status = trace_status ? std::string(status_name(*trace_status)) : "COMPILE_ERROR";
   if (a.all_passed) {
     double kernel_ms = 0, ref_ms = 0;
     if (v.timing) {
@@ -224,7 +206,7 @@ std::string verdict_feedback(const eval::verdict& v, const turn_assessment& a, c
     s += correctness_lines(v);
   }
   s += logs(v);
-  if (a.label == "compilation_error") s += "\nFailed to compile kernel";
+  if (a.label == eval_outcome::compile_error) s += "\nFailed to compile kernel";
   s += target_section(v, false);
   if (a.all_passed) {
     double sp = a.speedup.value_or(0);

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "eval/verdict.h"
+#include "verdict/verdict.h"
 #include "suite/task.h"
 
 namespace ptxbench::agent {
@@ -20,8 +20,7 @@ std::string event_name(turn_event e);
 
 struct turn_assessment {
   turn_event event = turn_event::evaluation;
-  std::string label;              ///< correct | compilation_error | runtime_error | numerical_error | timeout |
-                                  ///< extraction_error | gate_rejected | infra_error | built (check mode)
+  eval_outcome label = eval_outcome::no_code;  ///< how the turn ended
   int returncode = 1;             ///< upstream's: 0 when every workload passed (or the build did, in check mode)
   bool all_passed = false;
   std::optional<double> speedup;  ///< min over workloads, PASSED only
@@ -31,13 +30,13 @@ struct turn_assessment {
 
 /// True when the verdict is an infrastructure failure in disguise (outcome "infra_error" or a
 /// stage that errored before anything was decided): such a turn must not count.
-bool is_infra_verdict(const eval::verdict& v);
+bool is_infra_verdict(const verdict& v);
 
 /// Labels a verdict and decides whether the target is met.
-turn_assessment assess_verdict(const eval::verdict& v, double target_speedup);
+turn_assessment assess_verdict(const verdict& v, double target_speedup);
 
 /// The <output> text for an evaluated candidate.
-std::string verdict_feedback(const eval::verdict& v, const turn_assessment& a, const task& t, double target_speedup);
+std::string verdict_feedback(const verdict& v, const turn_assessment& a, const task& t, double target_speedup);
 
 /// The <output> text when no kernel could be taken from the reply; `problem` says why.
 std::string no_code_feedback(const std::string& problem);
@@ -46,6 +45,6 @@ std::string no_code_feedback(const std::string& problem);
 std::string observation_message(int returncode, const std::string& text);
 
 /// The speedup a verdict reports (timing, else the FlashInfer trace), or nullopt.
-std::optional<double> verdict_speedup(const eval::verdict& v);
+std::optional<double> verdict_speedup(const verdict& v);
 
 }  // namespace ptxbench::agent

@@ -67,11 +67,11 @@ ordered_json summarize_trajectory(const std::filesystem::path& file) {
   for (int k = 0; k < turns; ++k) {
     const auto& extra = doc["messages"][3 + 2 * k]["extra"];
     const auto& p = extra.contains("ptxbench") ? extra["ptxbench"] : ordered_json::object();
-    std::string label = p.value("label", "unknown");
-    t["labels"].push_back(label);
+    auto label = parse_outcome(p.value("label", ""));
+    t["labels"].push_back(label ? std::string(outcome_name(*label)) : p.value("label", "unknown"));
     std::optional<double> sp;
     if (p.contains("speedup") && p["speedup"].is_number()) sp = p["speedup"].get<double>();
-    if (label == "correct") {
+    if (label == eval_outcome::passed) {
       if (t["first_correct_turn"].is_null()) t["first_correct_turn"] = k;
       if (sp && (!best || *sp > *best)) best = sp;
     }

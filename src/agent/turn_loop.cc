@@ -44,16 +44,16 @@ class loop {
         if (got) return *got;
       }
       std::string content = assistant.value("content", "");
-      auto [feedback, target_met, submission] = evaluate(content, k);
-      if (feedback["extra"]["event"] == "infra_error") {
+      auto [feedback, assessment, submission] = evaluate(content, k);
+      if (assessment.event == turn_event::infra_error) {
         m_traj->append_turn(std::move(assistant), std::move(feedback));
         return interrupt(trajectory_end::infra_error, exit_names::infra_error, m_infra_message, {});
       }
       conv.pairs.emplace_back(message_from_json(assistant), message_from_json(feedback));
-      report(k, feedback, false);
+      report(k, assessment, false);
       m_traj->append_turn(std::move(assistant), std::move(feedback));
       ++m_run_now;
-      if (target_met) {
+      if (assessment.target_met) {
         ordered_json exit = {{"role", "exit"},
                              {"content", "Target speedup achieved."},
                              {"extra", {{"exit_status", exit_names::submitted}, {"submission", submission},
@@ -81,7 +81,7 @@ class loop {
         return fail_setup(fmt::format("{}: {}; use the same options as the first run or a new --out", m_spec.file.string(), m));
       m_traj = std::move(*loaded);
       const auto& msgs = m_traj->json()["messages"];
-      for (int k = 0; k < m_traj->completed_turns(); ++k) report(k, msgs[3 + 2 * k], true);
+      for (int k = 0; k < m_traj->completed_turns(); ++k) report(k, assessment_on_disk(msgs[3 + 2 * k]), true);
       if (m_traj->finished(m_spec.turn_limit)) {
         trajectory_result r;
         r.end = m_traj->exit_status() == exit_names::submitted          ? trajectory_end::submitted
@@ -152,7 +152,7 @@ class loop {
 
   struct evaluated {
     ordered_json feedback;
-    bool target_met = false;
+    turn_assessment assessment;
     std::string submission;
   };
 
@@ -163,11 +163,10 @@ class loop {
     if (!x.code) {
       turn_assessment a;
       a.event = turn_event::no_code;
-      a.label = "extraction_error";
-      return {feedback_message_json(k, a, no_code_feedback(x.problem), e), false, ""};
+      a.label = eval_outcome::no_code;
+      return {feedback_message_json(k, a, no_code_feedback(x.problem), e), a, ""};
     }
-    eval::eval_request req{m_spec.t->name, m_spec.target->name, make_turn_solution(m_spec, k, x.code->code),
-                           m_spec.run_on_gpu};
+    eval_request req{m_spec.t, m_spec.target, make_turn_solution(m_spec, k, x.code->code), m_spec.run_on_gpu};
     std::string infra;
     for (int attempt = 0; attempt <= m_spec.eval_retries; ++attempt) {
       if (attempt > 0) m_svc.sleep(m_spec.eval_retry_delay_s);
@@ -180,37 +179,48 @@ class loop {
         continue;
       }
       if (is_infra_verdict(*o.verdict)) {
-        infra = o.verdict->message.empty() ? "the evaluator reported an infrastructure error" : o.verdict->message;
+        const std::string& why = o.verdict->decided.message;
+        infra = why.empty() ? "the evaluator reported an infrastructure error" : why;
         continue;
       }
-      eval::verdict v = std::move(*o.verdict);
+      verdict v = std::move(*o.verdict);
       e.verdict = &v;
       turn_assessment a = assess_verdict(v, m_spec.target_speedup);
       m_last_speedup = a.speedup;
       auto feedback = feedback_message_json(k, a, verdict_feedback(v, a, *m_spec.t, m_spec.target_speedup), e);
-      return {std::move(feedback), a.target_met, x.code->code};
+      return {std::move(feedback), a, x.code->code};
     }
     m_infra_message = "evaluation failed (infrastructure, not the kernel): " + infra;
     turn_assessment a;
     a.event = turn_event::infra_error;
-    a.label = "infra_error";
+    a.label = eval_outcome::infra_error;
     e.infra_message = infra;
     m_traj->record_interruption({{"turn", k}, {"kind", "infra"}, {"message", infra}, {"attempts", e.eval_attempts},
                                  {"timestamp", utc_timestamp()}});
-    return {feedback_message_json(k, a, m_infra_message, e), false, ""};
+    return {feedback_message_json(k, a, m_infra_message, e), a, ""};
   }
 
-  void report(int k, const ordered_json& feedback, bool from_disk) {
+  void report(int k, const turn_assessment& a, bool from_disk) {
     if (!m_svc.on_turn) return;
-    const auto& p = ptxbench_extra(feedback);
     turn_report r;
     r.turn = k;
-    r.label = p.value("label", "");
-    r.correct = r.label == "correct";
-    r.target_correct = p.value("target_correct", false);
-    if (p.contains("speedup") && p["speedup"].is_number()) r.speedup = p["speedup"].get<double>();
+    r.label = a.label;
+    r.correct = a.all_passed;
+    r.target_correct = a.target_correct;
+    r.speedup = a.speedup;
     r.from_disk = from_disk;
     m_svc.on_turn(r);
+  }
+
+  // A finished turn read back from the trajectory file on resume (the file is the record then).
+  static turn_assessment assessment_on_disk(const ordered_json& feedback) {
+    const auto& p = ptxbench_extra(feedback);
+    turn_assessment a;
+    a.label = parse_outcome(p.value("label", "")).value_or(eval_outcome::other_error);
+    a.all_passed = a.label == eval_outcome::passed;
+    a.target_correct = p.value("target_correct", false);
+    if (p.contains("speedup") && p["speedup"].is_number()) a.speedup = p["speedup"].get<double>();
+    return a;
   }
 
   trajectory_result interrupt(trajectory_end end, const char* status, const std::string& message,

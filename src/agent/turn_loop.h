@@ -41,7 +41,7 @@ struct trajectory_spec {
 /// What the sweep hears after each turn (also for turns loaded from disk on resume).
 struct turn_report {
   int turn = 0;
-  std::string label;
+  eval_outcome label = eval_outcome::no_code;
   bool correct = false;
   bool target_correct = false;
   std::optional<double> speedup;

@@ -1,12 +1,14 @@
 #include "agent/turn_messages.h"
 
+#include "verdict/verdict_json.h"
+
 #include "core/sha256.h"
 #include "suite/trace.h"
 
 namespace ptxbench::agent {
 namespace {
 
-ordered_json counts_or_null(const std::optional<eval::family_counts>& c) {
+ordered_json counts_or_null(const std::optional<family_counts>& c) {
   if (!c) return nullptr;
   ordered_json j = ordered_json::object();
   for (const auto& [k, v] : *c) j[k] = v;
@@ -43,14 +45,14 @@ ordered_json feedback_message_json(int turn, const turn_assessment& a, const std
                                    const turn_evaluation& e) {
   ordered_json traces = ordered_json::array();
   ordered_json p;
-  p["label"] = a.label;
-  p["verdict"] = e.verdict ? eval::to_json(*e.verdict) : ordered_json(nullptr);
+  p["label"] = std::string(outcome_name(a.label));
+  p["verdict"] = e.verdict ? to_json(*e.verdict) : ordered_json(nullptr);
   p["target_correct"] = a.target_correct;
-  p["target_verdict"] = e.verdict ? ordered_json(std::string(eval::target_verdict_name(e.verdict->targets.verdict)))
+  p["target_verdict"] = e.verdict ? ordered_json(std::string(target_verdict_name(e.verdict->targets.verdict)))
                                   : ordered_json(nullptr);
   p["speedup"] = optional_number(a.speedup);
   p["static_counts"] = e.verdict ? counts_or_null(e.verdict->targets.static_counts) : ordered_json(nullptr);
-  p["dynamic_counts"] = e.verdict ? counts_or_null(e.verdict->targets.dynamic_counts) : ordered_json(nullptr);
+  p["dynamic_counts"] = e.verdict ? counts_or_null(e.verdict->targets.dynamic.counts) : ordered_json(nullptr);
   p["seeds"] = e.verdict && e.verdict->correctness ? ordered_json(e.verdict->correctness->seeds) : ordered_json::array();
   if (e.verdict && e.verdict->flashinfer_trace) traces.push_back(to_json(*e.verdict->flashinfer_trace));
   if (e.code && e.code->code) {

@@ -18,7 +18,7 @@ ordered_json assistant_message_json(const completion& c, const context_view& v, 
 
 /// Evaluation facts of one turn, gathered by the loop.
 struct turn_evaluation {
-  const eval::verdict* verdict = nullptr;  ///< null for no_code and infra_error
+  const ptxbench::verdict* verdict = nullptr;  ///< null for no_code and infra_error
   const extraction* code = nullptr;        ///< null when there was no reply text to search
   double queue_wait_s = 0;
   double eval_s = 0;

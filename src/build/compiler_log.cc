@@ -21,12 +21,12 @@ compiler_log parse_compiler_log(const std::string& text) {
   static const std::regex error_line(R"((: error|^error|\bfatal\s*:|: catastrophic error))", std::regex::icase);
   static const std::regex warning_line(R"((: warning|^warning|ptxas warning))", std::regex::icase);
 
-  eval::kernel_resources* current = nullptr;
+  kernel_resources* current = nullptr;
   std::string pending_properties;  // "Function properties for X" applies to the next frame line
   std::istringstream in(text);
   std::string line;
   std::smatch m;
-  auto find_kernel = [&](const std::string& name) -> eval::kernel_resources* {
+  auto find_kernel = [&](const std::string& name) -> kernel_resources* {
     for (auto& k : log.kernels)
       if (k.kernel == name) return &k;
     return nullptr;
@@ -42,7 +42,7 @@ compiler_log parse_compiler_log(const std::string& text) {
     }
     if (std::regex_search(line, m, properties)) { pending_properties = m[1]; continue; }
     if (std::regex_search(line, m, frame)) {
-      eval::kernel_resources* k = pending_properties.empty() ? current : find_kernel(pending_properties);
+      kernel_resources* k = pending_properties.empty() ? current : find_kernel(pending_properties);
       if (k) {
         k->stack_frame_bytes = std::stoll(m[1]);
         k->spill_store_bytes = std::stoll(m[2]);

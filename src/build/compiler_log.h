@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/verdict.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::build {
 
@@ -13,7 +13,7 @@ struct compiler_log {
   std::string text;                               ///< verbatim
   std::vector<std::string> errors;                ///< lines reporting an error
   std::vector<std::string> warnings;              ///< lines reporting a warning
-  std::vector<eval::kernel_resources> kernels;    ///< from `-Xptxas -v`
+  std::vector<kernel_resources> kernels;    ///< from `-Xptxas -v`
 };
 
 /// Parses nvcc output produced with `-Xptxas -v`. Never fails; unknown lines are ignored.

@@ -33,8 +33,8 @@ std::string lower(std::string_view s) {
 
 }  // namespace
 
-std::vector<eval::gate_finding> check_linkage(const elf_dynamic_info& info, const std::string& object_name) {
-  std::vector<eval::gate_finding> out;
+std::vector<gate_finding> check_linkage(const elf_dynamic_info& info, const std::string& object_name) {
+  std::vector<gate_finding> out;
   auto add = [&](const char* rule, std::string excerpt, std::string message) {
     out.push_back({rule, object_name, 0, std::move(excerpt), std::move(message)});
   };
@@ -71,7 +71,7 @@ std::vector<eval::gate_finding> check_linkage(const elf_dynamic_info& info, cons
   return out;
 }
 
-result<std::vector<eval::gate_finding>> check_linkage_of(const std::filesystem::path& shared_object) {
+result<std::vector<gate_finding>> check_linkage_of(const std::filesystem::path& shared_object) {
   auto info = read_elf_dynamic(shared_object);
   if (!info) return info.err();
   return check_linkage(*info, shared_object.filename().string());

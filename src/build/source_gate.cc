@@ -58,14 +58,15 @@ void check_measurement_machinery(const scanned_source& scanned, Add& add) {
       continue;
     }
     // ptxbench::gpu (and the other internal namespaces): the runner's code; the kernel ABI lives
-    // directly in namespace ptxbench (ptxbench::tensor_view, ptxbench::abi_error).
+    // directly in namespace ptxbench (ptxbench::tensor_view, ptxbench::abi_error, ptxbench::shape_error).
     if (i > 0 && ids[i - 1].text == "ptxbench" && ids[i].prev_char == ':') {
       std::size_t from = ids[i - 1].offset + ids[i - 1].text.size();
       std::string between = scanned.code.substr(from, ids[i].offset - from);
       between.erase(std::remove_if(between.begin(), between.end(), [](unsigned char c) { return std::isspace(c); }),
                     between.end());
-      static const std::array<std::string_view, 10> internal = {"gpu",   "eval",   "build", "sass",    "suite",
-                                                                "core",  "cli",    "agent", "metrics", "prompts"};
+      static const std::array<std::string_view, 11> internal = {"gpu",   "eval",  "build",   "sass",    "suite",
+                                                                "core",  "cli",   "agent",   "metrics", "prompts",
+                                                                "baselines"};
       if (between == "::" && std::find(internal.begin(), internal.end(), ids[i].text) != internal.end())
         add(rule, ids[i].line, message("uses 'ptxbench::" + ids[i].text + "'", "the runner's own code"));
     }
@@ -75,7 +76,7 @@ void check_measurement_machinery(const scanned_source& scanned, Add& add) {
       add(rule, lit.line, message("names \"" + lit.text + "\" in a string", *why));
 }
 
-void check_one(const source_file& file, std::vector<eval::gate_finding>& out) {
+void check_one(const source_file& file, std::vector<gate_finding>& out) {
   scanned_source scanned = scan_source(file.content);
   auto add = [&](const char* rule, int line, std::string message) {
     out.push_back({rule, file.path, line, source_line(file.content, line), std::move(message)});
@@ -109,9 +110,9 @@ void check_one(const source_file& file, std::vector<eval::gate_finding>& out) {
 
 }  // namespace
 
-std::vector<eval::gate_finding> check_sources(const std::vector<source_file>& sources,
+std::vector<gate_finding> check_sources(const std::vector<source_file>& sources,
                                               const source_gate_config& config) {
-  std::vector<eval::gate_finding> out;
+  std::vector<gate_finding> out;
   std::size_t total = 0;
   for (const auto& f : sources) total += f.content.size();
   if (total > config.max_total_bytes) {

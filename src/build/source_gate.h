@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "eval/verdict.h"
+#include "verdict/verdict.h"
 #include "suite/solution.h"
 
 namespace ptxbench::build {
@@ -19,7 +19,7 @@ struct source_gate_config {
 
 /// Checks every source of a solution. Returns the findings; empty means the gate passed. Each
 /// finding names the rule, the file and line, and quotes the offending line.
-std::vector<eval::gate_finding> check_sources(const std::vector<source_file>& sources,
+std::vector<gate_finding> check_sources(const std::vector<source_file>& sources,
                                               const source_gate_config& config = {});
 
 }  // namespace ptxbench::build

@@ -9,6 +9,7 @@
 #include "core/file_io.h"
 #include "eval/pipeline.h"
 #include "suite/task.h"
+#include "verdict/verdict_json.h"
 
 namespace ptxbench::cli {
 namespace fs = std::filesystem;
@@ -59,20 +60,21 @@ void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
 }
 
 exit_status run_candidates(const context& ctx, const candidate_options& opts, bool run_on_gpu) {
+  // The suite is loaded once per process; every request carries the task and target it resolved to.
   auto s = load_suite(ctx.suite_dir());
   if (!s) return report_error(s.err().message, exit_status::usage);
-  std::vector<std::string> task_names, target_names;
-  for (const auto& t : s->tasks) task_names.push_back(t.name);
-  for (const auto& [name, t] : s->targets) target_names.push_back(name);
-  if (!s->find_target(opts.target))
+  if (!s->find_target(opts.target)) {
+    std::vector<std::string> target_names;
+    for (const auto& [name, t] : s->targets) target_names.push_back(name);
     return report_error(unknown_name_message("target", opts.target, target_names, "expected h100, h200 or b200"),
                         exit_status::usage);
+  }
   bool all_json = !opts.files.empty();
   for (const auto& f : opts.files) all_json = all_json && fs::path(f).extension() == ".json";
   if (opts.task.empty() && !all_json) return report_error("--task is required for a .cu kernel", exit_status::usage);
-  if (!opts.task.empty() && !s->find_task(opts.task))
-    return report_error(unknown_name_message("task", opts.task, task_names, "`ptxbench tasks` lists them"),
-                        exit_status::usage);
+  if (!opts.task.empty())
+    if (auto p = resolve_evaluation(*s, opts.task, opts.target, run_on_gpu); !p)
+      return report_error(p.err().message, exit_status::usage);
 
   eval::pipeline_config config;
   config.root = ctx.root;
@@ -82,12 +84,14 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
   config.gpu = opts.gpu;
   auto evaluator = eval::make_pipeline_evaluator(config);
 
-  std::vector<eval::eval_request> requests;
+  std::vector<eval_request> requests;
   for (const auto& file : opts.files) {
     auto candidate = load_candidate(file, *s, opts.task, opts.target);
     if (!candidate) return report_error(candidate.err().message, exit_status::usage);
-    std::string task_name = opts.task.empty() ? candidate->definition : opts.task;
-    requests.push_back({task_name, opts.target, *candidate, run_on_gpu});
+    const std::string& task_name = opts.task.empty() ? candidate->definition : opts.task;
+    auto p = resolve_evaluation(*s, task_name, opts.target, run_on_gpu);
+    if (!p) return report_error(fmt::format("{}: {}", file, p.err().message), exit_status::usage);
+    requests.push_back({p->t, p->target, std::move(*candidate), run_on_gpu});
   }
   auto verdicts = evaluator->evaluate_batch(requests);
   ordered_json all = ordered_json::array();
@@ -101,7 +105,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
       all.push_back({{"file", file}, {"error", v.err().message}});
       code = exit_status::infra;
     } else {
-      all.push_back(eval::to_json(*v));
+      all.push_back(to_json(*v));
       all.back()["file"] = file;
       if (!opts.json) std::fputs(verdict_text(*v, file, ctx.verbose).c_str(), stdout);
       if (opts.files.size() > 1 && !opts.json) std::fputs("\n", stdout);

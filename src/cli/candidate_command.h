@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.h"
-#include "eval/gpu_options.h"
+#include "verdict/gpu_options.h"
 
 namespace ptxbench::cli {
 
@@ -19,7 +19,7 @@ struct candidate_options {
   bool json = false;
   std::string out;                 ///< also write the JSON here
   double compile_timeout_s = 180;
-  eval::gpu_options gpu;
+  gpu_options gpu;
 };
 
 /// Adds the options shared by check and eval to a subcommand.

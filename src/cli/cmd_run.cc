@@ -54,11 +54,11 @@ std::optional<std::string> env_value(const std::string& name) {
 }
 
 // Which evaluator runs the turns: the pipeline (slot i evaluates on GPU i), or the test-only fake.
-result<agent::evaluator_factory> evaluator_factory_for(const run_args& a, const context& ctx, const suite* tasks) {
+result<agent::evaluator_factory> evaluator_factory_for(const run_args& a, const context& ctx) {
   if (a.evaluator == "fake") {
     int delay = a.fake_delay_ms;
-    return agent::evaluator_factory([tasks, delay](int) -> result<std::unique_ptr<eval::evaluator>> {
-      return agent::make_fake_evaluator(tasks, delay);
+    return agent::evaluator_factory([delay](int) -> result<std::unique_ptr<evaluator>> {
+      return agent::make_fake_evaluator(delay);
     });
   }
   if (a.evaluator == "pipeline") {
@@ -66,7 +66,7 @@ result<agent::evaluator_factory> evaluator_factory_for(const run_args& a, const 
     base.root = ctx.root;
     base.cache_dir = ctx.cache_dir;
     base.cuda_root = ctx.cuda_root;
-    return agent::evaluator_factory([base](int slot) -> result<std::unique_ptr<eval::evaluator>> {
+    return agent::evaluator_factory([base](int slot) -> result<std::unique_ptr<evaluator>> {
       eval::pipeline_config config = base;
       config.gpu.device = slot;
       return eval::make_pipeline_evaluator(config);
@@ -208,7 +208,7 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
                                     "--cpu-only to evaluate only the CPU stages (gates, build, static SASS)",
                                     o.target),
                         exit_status::usage);
-  auto factory = evaluator_factory_for(a, ctx, &*tasks);
+  auto factory = evaluator_factory_for(a, ctx);
   if (!factory) return report_error(factory.err().message, exit_status::usage);
 
   std::signal(SIGINT, on_signal);

@@ -5,7 +5,7 @@
 namespace ptxbench::cli {
 namespace {
 
-std::string counts_text(const std::optional<eval::family_counts>& c, const std::vector<std::string>& required) {
+std::string counts_text(const std::optional<family_counts>& c, const std::vector<std::string>& required) {
   if (!c) return "n/a";
   std::string out;
   for (const auto& fam : required) {
@@ -31,21 +31,23 @@ std::string indent(const std::string& text, std::size_t max_lines) {
 
 }  // namespace
 
-std::string verdict_text(const eval::verdict& v, const std::string& candidate_name, bool verbose) {
-  std::string out = fmt::format("ptxbench {}: {} on {} ({}, {})\n", v.mode, candidate_name, v.task, v.target, v.arch);
+std::string verdict_text(const verdict& v, const std::string& candidate_name, bool verbose) {
+  std::string out =
+      fmt::format("ptxbench {}: {} on {} ({}, {})\n", mode_name(v.mode), candidate_name, v.task, v.target, v.arch);
   for (const auto& s : v.stages)
-    out += fmt::format("  {:<14} {:<9} {:>7.2f}s  {}\n", eval::stage_name(s.id), eval::outcome_name(s.outcome), s.seconds,
+    out += fmt::format("  {:<14} {:<9} {:>7.2f}s  {}\n", stage_name(s.id), stage_outcome_name(s.outcome), s.seconds,
                        s.summary);
-  bool failed = !v.deciding_stage.empty() && v.outcome != "built" && v.outcome != "passed";
-  if (failed && !v.log.empty()) out += "\n" + indent(v.log, verbose ? 400 : 40);
-  if (verbose && !v.build.log.empty() && v.log != v.build.log) out += "\ncompiler log:\n" + indent(v.build.log, 200);
+  const auto& d = v.decided;
+  bool failed = d.stage && d.outcome != eval_outcome::built && d.outcome != eval_outcome::passed;
+  if (failed && !d.log.empty()) out += "\n" + indent(d.log, verbose ? 400 : 40);
+  if (verbose && !v.build.log.empty() && d.log != v.build.log) out += "\ncompiler log:\n" + indent(v.build.log, 200);
   const auto& t = v.targets;
   out += fmt::format("\ntarget instructions ({} on {}): {} — {}\n", fmt::join(t.required_families, " or "), t.arch,
-                     eval::target_verdict_name(t.verdict), t.reason.empty() ? "-" : t.reason);
-  if (t.static_counts || t.dynamic_counts)
+                     target_verdict_name(t.verdict), t.reason.empty() ? "-" : t.reason);
+  if (t.static_counts || t.dynamic.counts)
     out += fmt::format("  static SASS: {}   executed (thread instr.): {}\n", counts_text(t.static_counts, t.required_families),
-                       counts_text(t.dynamic_counts, t.required_families));
-  if (t.verdict == eval::target_verdict::executed && !t.coverage.empty()) {
+                       counts_text(t.dynamic.counts, t.required_families));
+  if (t.verdict == target_verdict::executed && !t.coverage.empty()) {
     std::string shares;
     for (const auto& [fam, c] : t.coverage)
       shares += fmt::format("{}{} {}", shares.empty() ? "" : ", ", fam,
@@ -62,19 +64,20 @@ std::string verdict_text(const eval::verdict& v, const std::string& candidate_na
                        "ratios)\n",
                        v.timing->candidate.median_ms, v.timing->reference_name, v.timing->reference.median_ms,
                        v.timing->speedup, v.timing->iterations);
-  std::string status = v.status ? std::string(status_name(*v.status)) : "—";
-  out += fmt::format("verdict: {} [{}] {}\n", v.outcome.empty() ? "unknown" : v.outcome, status, v.message);
+  // The FlashInfer status is shown only where one applies (not for "built": nothing ran).
+  auto status = v.status();
+  out += fmt::format("verdict: {}{} — {}\n", outcome_name(d.outcome),
+                     status ? fmt::format(" (FlashInfer status {})", status_name(*status)) : std::string(), d.message);
   return out;
 }
 
-exit_status verdict_exit_status(const eval::verdict& v) {
-  if (v.outcome == "infra_error") return exit_status::infra;
-  if (v.mode == "check") {
-    if (v.outcome != "built") return exit_status::candidate_failed;
-    return v.targets.verdict == eval::target_verdict::absent_in_sass ? exit_status::not_target_correct
-                                                                      : exit_status::ok;
+exit_status verdict_exit_status(const verdict& v) {
+  if (v.outcome() == eval_outcome::infra_error) return exit_status::infra;
+  if (v.mode == eval_mode::check) {
+    if (v.outcome() != eval_outcome::built) return exit_status::candidate_failed;
+    return v.targets.verdict == target_verdict::absent_in_sass ? exit_status::not_target_correct : exit_status::ok;
   }
-  if (v.outcome == "built") return exit_status::not_target_correct;  // static-only target: nothing ran
+  if (v.outcome() == eval_outcome::built) return exit_status::not_target_correct;  // static-only target: nothing ran
   if (!v.passed()) return exit_status::candidate_failed;
   return v.target_correct() ? exit_status::ok : exit_status::not_target_correct;
 }

@@ -125,9 +125,9 @@ family_coverage without_evidence(const std::string& family, const target_instruc
   const std::string unit = family == "TMA" ? "byte" : "flop";
   const double required = !work ? 0 : unit == "byte" ? work->bytes() : work->flops;
   bool nothing_ran = t.verdict == target_verdict::absent_in_sass || t.verdict == target_verdict::not_executed;
-  if (!nothing_ran && t.dynamic_counts) {
-    auto it = t.dynamic_counts->find(family);
-    nothing_ran = it == t.dynamic_counts->end() || it->second == 0;
+  if (!nothing_ran && t.dynamic.counts) {
+    auto it = t.dynamic.counts->find(family);
+    nothing_ran = it == t.dynamic.counts->end() || it->second == 0;
   }
   if (nothing_ran && work) {
     family_coverage c = unknown(unit, required,
@@ -189,54 +189,6 @@ coverage_evidence evidence_from_ncu_output(const std::optional<std::string>& sou
   return evidence_from_ncu(page, counters, page_missing, counters_missing);
 }
 
-ordered_json to_json(const coverage_evidence& e) {
-  ordered_json instructions = ordered_json::array();
-  for (const auto& i : e.instructions)
-    instructions.push_back({{"kernel", i.kernel}, {"mnemonic", i.mnemonic}, {"family", i.family},
-                            {"inst_executed", i.inst_executed}, {"thread_pred_on", i.thread_pred_on}});
-  ordered_json counters = ordered_json::object();
-  for (const auto& [kernel, metrics] : e.counters)
-    for (const auto& [metric, value] : metrics) counters[kernel][metric] = value;
-  return {{"instructions", instructions}, {"counters", counters}, {"instructions_missing", e.instructions_missing},
-          {"counters_missing", e.counters_missing}};
-}
-
-result<coverage_evidence> coverage_evidence_from_json(const ordered_json& j) {
-  const std::string path = "coverage_evidence";
-  json_errors errs;
-  if (!expect_object(j, path, errs)) return errs.to_error();
-  coverage_evidence e;
-  e.instructions_missing = get_string(j, "instructions_missing", path, errs, false, false).value_or("");
-  e.counters_missing = get_string(j, "counters_missing", path, errs, false, false).value_or("");
-  if (j.contains("instructions") && expect_array(j["instructions"], json_child(path, "instructions"), errs))
-    for (std::size_t n = 0; n < j["instructions"].size(); ++n) {
-      const auto& x = j["instructions"][n];
-      std::string here = json_index(json_child(path, "instructions"), n);
-      if (!expect_object(x, here, errs)) continue;
-      executed_instruction i;
-      i.kernel = get_string(x, "kernel", here, errs).value_or("");
-      i.mnemonic = get_string(x, "mnemonic", here, errs).value_or("");
-      i.family = get_string(x, "family", here, errs).value_or("");
-      i.inst_executed = get_int(x, "inst_executed", here, errs).value_or(0);
-      i.thread_pred_on = get_int(x, "thread_pred_on", here, errs).value_or(0);
-      e.instructions.push_back(std::move(i));
-    }
-  if (j.contains("counters") && expect_object(j["counters"], json_child(path, "counters"), errs))
-    for (const auto& k : j["counters"].items()) {
-      std::string here = json_child(json_child(path, "counters"), k.key());
-      if (!expect_object(k.value(), here, errs)) continue;
-      for (const auto& m : k.value().items()) {
-        if (!m.value().is_number()) {
-          errs.add(json_child(here, m.key()), "expected a number, got " + json_type_name(m.value()));
-          continue;
-        }
-        e.counters[k.key()][m.key()] = m.value().get<double>();
-      }
-    }
-  if (!errs.empty()) return errs.to_error();
-  return e;
-}
-
 std::map<std::string, family_coverage> compute_coverage(const std::vector<std::string>& required_families,
                                                         const std::optional<task_work>& work,
                                                         const coverage_evidence& evidence,
@@ -275,20 +227,12 @@ void apply_coverage(verdict& v, const task& t, const target_info& target, std::o
                                              target.arch));
     return;
   }
-  const stage_record* dyn = v.stage(stage_id::dynamic_check);
-  std::optional<coverage_evidence> evidence;
+  const auto& evidence = ti.dynamic.evidence;
   std::string evidence_problem;
-  if (dyn && dyn->outcome == stage_outcome::passed && dyn->details.is_object()) {
-    if (dyn->details.contains("coverage_evidence")) {
-      auto e = coverage_evidence_from_json(dyn->details["coverage_evidence"]);
-      if (e) evidence = std::move(*e);
-      else evidence_problem = e.err().message;
-    } else {
-      evidence_problem = "the runtime check recorded no coverage evidence";
-    }
-  }
+  if (!evidence && ti.dynamic.counts && ti.dynamic.error.empty())
+    evidence_problem = "the runtime check recorded no coverage evidence";
   if (ti.verdict == target_verdict::executed && evidence) {
-    ti.coverage = compute_coverage(ti.required_families, t.work, *evidence, ti.dynamic_counts);
+    ti.coverage = compute_coverage(ti.required_families, t.work, *evidence, ti.dynamic.counts);
   } else {
     for (const auto& fam : ti.required_families) {
       ti.coverage[fam] = without_evidence(fam, ti, t.work);

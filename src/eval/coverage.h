@@ -16,9 +16,10 @@
 //         in the SASS mnemonic, and no Blackwell GPU runs here.
 //
 // The harness collects the evidence (per-instruction executed counts from ncu's source page, the
-// TMA byte counters from its details page) and puts it in the dynamic_check stage's details as
-// "coverage_evidence"; apply_coverage computes the coverage on the CPU side from it and the task's
-// work. Everything here is a pure function of parsed data.
+// TMA byte counters from its details page) into the runtime counts it returns
+// (runtime_counts::evidence, verdict/verdict.h); apply_coverage computes the coverage on the CPU side
+// from it and the task's work, into target_instructions::coverage. Everything here is a pure
+// function of parsed data.
 
 #include <map>
 #include <optional>
@@ -27,10 +28,10 @@
 
 #include "core/json_check.h"
 #include "core/result.h"
-#include "eval/verdict.h"
 #include "sass/ncu_metric_values.h"
 #include "sass/ncu_report.h"
 #include "suite/task.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::eval {
 
@@ -44,23 +45,6 @@ inline const std::vector<std::string>& tma_byte_metrics() {
   return names;
 }
 
-/// One executed instruction form of one kernel, summed over the kernel's launches.
-struct executed_instruction {
-  std::string kernel;           ///< ncu's (demangled) kernel name
-  std::string mnemonic;         ///< full mnemonic: "HGMMA.64x128x16.F32.BF16"
-  std::string family;           ///< its family (GMMA, TMA, TCGEN05, UBLKCP, UBLKRED)
-  int64_t inst_executed = 0;    ///< warp-level executions
-  int64_t thread_pred_on = 0;   ///< predicate-on thread executions
-};
-
-/// What the harness's profile established, as the dynamic stage records it.
-struct coverage_evidence {
-  std::vector<executed_instruction> instructions;  ///< families that matter for coverage, count > 0
-  std::map<std::string, std::map<std::string, double>> counters;  ///< kernel → metric → value (summed)
-  std::string instructions_missing;  ///< why there is no per-instruction data ("" = present)
-  std::string counters_missing;      ///< why there are no TMA byte counters ("" = present)
-};
-
 /// Builds the evidence from ncu's parsed source page (per-instruction counts) and the metric values
 /// of its details page. Either may be missing; say why in `*_missing`.
 coverage_evidence evidence_from_ncu(const std::optional<sass::ncu_profile>& source_page,
@@ -73,9 +57,6 @@ coverage_evidence evidence_from_ncu(const std::optional<sass::ncu_profile>& sour
 /// the parser's message as the reason.
 coverage_evidence evidence_from_ncu_output(const std::optional<std::string>& source_page_csv,
                                            const std::string& source_page_missing, const std::string& details_csv);
-
-ordered_json to_json(const coverage_evidence& e);
-result<coverage_evidence> coverage_evidence_from_json(const ordered_json& j);
 
 /// Coverage of each required family from the evidence and the task's work. `work` nullopt: the task
 /// states no work (unknown). Families with no executed instruction get 0. `pred_on_totals`, when
@@ -91,7 +72,7 @@ std::map<std::string, family_coverage> compute_coverage(const std::vector<std::s
 
 /// Fills v.targets.coverage (every required family, known or with the reason it is not) and
 /// v.targets.min_coverage, and notes an unmet minimum in v.targets.reason. Reads the evidence from
-/// the dynamic_check stage's details; a target verified statically only gets "unknown".
+/// the runtime counts (v.targets.dynamic.evidence); a target verified statically only gets "unknown".
 void apply_coverage(verdict& v, const task& t, const target_info& target, std::optional<double> min_coverage);
 
 }  // namespace ptxbench::eval

@@ -9,8 +9,8 @@
 #include "core/build_info.h"
 #include "core/file_io.h"
 #include "core/process.h"
-#include "eval/harness_protocol.h"
-#include "eval/stage_timer.h"
+#include "verdict/harness_protocol.h"
+#include "verdict/stage_timer.h"
 
 namespace ptxbench::eval {
 namespace fs = std::filesystem;
@@ -66,15 +66,15 @@ void decide_target_verdict(verdict& v) {
     t.reason = "the runtime check was not run";
     return;
   }
-  if (dyn->outcome == stage_outcome::error || !t.dynamic_counts) {
+  if (dyn->outcome == stage_outcome::error || !t.dynamic.counts) {
     t.verdict = target_verdict::profile_error;
     t.reason = dyn->summary;
     return;
   }
   std::string ran;
   for (const auto& fam : t.required_families) {
-    auto it = t.dynamic_counts->find(fam);
-    int64_t n = it == t.dynamic_counts->end() ? 0 : it->second;
+    auto it = t.dynamic.counts->find(fam);
+    int64_t n = it == t.dynamic.counts->end() ? 0 : it->second;
     if (n > 0) ran += fmt::format("{}{} ({} predicate-on thread instructions)", ran.empty() ? "" : ", ", fam, n);
   }
   if (!ran.empty()) {
@@ -144,17 +144,14 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
     verdict& v = *cands[i].v;
     v.environment = env;
     if (i >= results.size()) {
-      v.outcome = "infra_error";
-      v.message = fmt::format("the GPU harness {} before finishing this candidate", describe_exit(run, deadline));
+      v.decided = {eval_outcome::infra_error, std::nullopt,
+                   fmt::format("the GPU harness {} before finishing this candidate", describe_exit(run, deadline)), ""};
       continue;
     }
-    auto c = candidate_outcome_from_json(results[i]);
+    auto c = gpu_stage_result_from_json(results[i]);
     if (!c) return c.err();
     merge_into(*c, v);
-    if (!v.deciding_stage.empty())
-      for (int s = static_cast<int>(*parse_stage(v.deciding_stage)) + 1; s <= static_cast<int>(stage_id::dynamic_check); ++s)
-        if (!v.stage(static_cast<stage_id>(s)))
-          v.stages.push_back({static_cast<stage_id>(s), stage_outcome::skipped, 0, "not run: an earlier stage decided", nullptr});
+    if (v.decided.stage) mark_skipped_after(v.stages, *v.decided.stage, stage_id::dynamic_check);
     decide_target_verdict(v);
   }
   return ok();

@@ -32,28 +32,4 @@ std::string floor_violation_message(const floor_violation& v, const physical_flo
                      call, seed, what, f.floor_ms, f.basis);
 }
 
-ordered_json to_json(const floor_inputs& in) {
-  return {{"target", in.target},
-          {"flops", in.work.flops},
-          {"bytes_read", in.work.bytes_read},
-          {"bytes_written", in.work.bytes_written},
-          {"peak_flops_per_s", in.peaks.bf16_dense_flops_per_s},
-          {"peak_bytes_per_s", in.peaks.memory_bytes_per_s}};
-}
-
-result<floor_inputs> floor_inputs_from_json(const ordered_json& j) {
-  json_errors errs;
-  const std::string path = "physical_floor";
-  if (!expect_object(j, path, errs)) return errs.to_error();
-  floor_inputs in;
-  in.target = get_string(j, "target", path, errs).value_or("");
-  in.work.flops = get_number(j, "flops", path, errs).value_or(0);
-  in.work.bytes_read = get_number(j, "bytes_read", path, errs).value_or(0);
-  in.work.bytes_written = get_number(j, "bytes_written", path, errs).value_or(0);
-  in.peaks.bf16_dense_flops_per_s = get_number(j, "peak_flops_per_s", path, errs).value_or(0);
-  in.peaks.memory_bytes_per_s = get_number(j, "peak_bytes_per_s", path, errs).value_or(0);
-  if (!errs.empty()) return errs.to_error();
-  return in;
-}
-
 }  // namespace ptxbench::eval

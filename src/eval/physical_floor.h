@@ -15,27 +15,15 @@
 #include <optional>
 #include <string>
 
-#include "core/json_check.h"
-#include "core/result.h"
 #include "eval/timing_stats.h"
-#include "suite/work_model.h"
+#include "verdict/harness_protocol.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::eval {
 
-/// What the harness needs to compute the floor once it knows the device's L2 size.
-struct floor_inputs {
-  std::string target;  ///< "h200"
-  task_work work;
-  target_peaks peaks;
-};
-
-struct physical_floor {
-  double floor_ms = 0;    ///< max(compute_ms, memory_ms)
-  double compute_ms = 0;  ///< FLOPs / peak FLOP rate
-  double memory_ms = 0;   ///< DRAM bytes / peak bandwidth
-  double dram_bytes = 0;  ///< bytes read + bytes written beyond the L2 size
-  std::string basis;      ///< one line: "max(6.013e+11 FLOP / 1070.5 TFLOP/s = 0.5617 ms, ...) on h200"
-};
+// The inputs (floor_inputs, with their JSON) are part of the harness job
+// (verdict/harness_protocol.h); the result (physical_floor) is part of the timing summary
+// (verdict/verdict.h).
 
 /// The floor for a task on a device whose L2 holds `l2_bytes` (the device's real size: a smaller
 /// value raises the floor). Returns nullopt when the target has no peaks or they are not positive.
@@ -46,8 +34,5 @@ std::optional<physical_floor> physical_floor_for(const floor_inputs& in, double 
 /// physical floor of 0.5617 ms = max(...)". `call` and `seed` identify the call for a replay.
 std::string floor_violation_message(const floor_violation& v, const physical_floor& f, double allowance_ms, int call,
                                     uint64_t seed);
-
-ordered_json to_json(const floor_inputs& in);
-result<floor_inputs> floor_inputs_from_json(const ordered_json& j);
 
 }  // namespace ptxbench::eval

@@ -6,26 +6,20 @@
 #include "build/toolchain.h"
 #include "core/sha256.h"
 #include "core/file_io.h"
-#include "eval/stage_timer.h"
+#include "verdict/stage_timer.h"
 #include "eval/static_stage.h"
 
 namespace ptxbench::eval {
 namespace fs = std::filesystem;
 
-void decide(verdict& v, stage_id stage, std::optional<eval_status> status, std::string outcome, std::string message,
-            bool gpu_mode) {
-  v.status = status;
-  v.outcome = std::move(outcome);
-  v.deciding_stage = std::string(stage_name(stage));
-  v.message = std::move(message);
+void decide(verdict& v, stage_id stage, eval_outcome outcome, std::string message, std::string log) {
+  v.decided = {outcome, stage, std::move(message), std::move(log)};
   if (v.targets.reason.empty())
     v.targets.reason = fmt::format("not established: the pipeline stopped at {}", stage_name(stage));
-  stage_id last = gpu_mode ? stage_id::dynamic_check : stage_id::static_sass;
-  for (int s = static_cast<int>(stage) + 1; s <= static_cast<int>(last); ++s) {
-    auto id = static_cast<stage_id>(s);
-    if (!v.stage(id)) v.stages.push_back({id, stage_outcome::skipped, 0, "not run: an earlier stage decided", nullptr});
-  }
+  mark_skipped_after(v.stages, stage, last_stage(v.mode));
 }
+
+stage_id last_stage(eval_mode mode) { return mode == eval_mode::eval ? stage_id::dynamic_check : stage_id::static_sass; }
 
 solution solution_for_kernel_file(const std::string& file_name, const std::string& content, const task& t,
                                   const target_info& target) {
@@ -81,13 +75,12 @@ void fill_build_summary(verdict& v, const build::build_result& b) {
 
 }  // namespace
 
-result<std::optional<build::build_result>> run_cpu_stages(const task&, const target_info& target,
-                                                          const solution& candidate, const pipeline_config& config,
-                                                          verdict& v) {
-  const bool gpu_mode = v.mode == "eval";
+result<std::optional<build::build_result>> run_cpu_stages(const target_info& target, const solution& candidate,
+                                                          const pipeline_config& config, verdict& v) {
   v.targets.target = target.name;
   v.targets.arch = target.arch;
   v.targets.required_families = target.required_families;
+  const std::optional<build::build_result> stopped;
 
   // source_gate
   {
@@ -95,16 +88,17 @@ result<std::optional<build::build_result>> run_cpu_stages(const task&, const tar
     auto findings = build::check_sources(candidate.sources, config.gate);
     if (!findings.empty()) {
       v.gate_findings = findings;
-      v.log = findings_text(findings);
       const auto& f = findings.front();
       std::string where = f.line > 0 ? fmt::format("{}:{}", f.file, f.line) : f.file;
-      timer.finish(v, stage_outcome::failed, fmt::format("{} at {}: {}", f.rule, where, f.message), findings_json(findings));
-      decide(v, stage_id::source_gate, eval_status::COMPILE_ERROR, "rejected",
-             fmt::format("rejected by the source gate ({} at {})", f.rule, where), gpu_mode);
-      return std::optional<build::build_result>{};
+      v.stages.push_back(timer.finish(stage_outcome::failed, fmt::format("{} at {}: {}", f.rule, where, f.message),
+                                      findings_json(findings)));
+      decide(v, stage_id::source_gate, eval_outcome::rejected,
+             fmt::format("rejected by the source gate ({} at {})", f.rule, where), findings_text(findings));
+      return stopped;
     }
-    timer.finish(v, stage_outcome::passed, fmt::format("{} source file(s), no vendor library, dynamic loading or "
-                                                       "process spawning", candidate.sources.size()));
+    v.stages.push_back(timer.finish(
+        stage_outcome::passed,
+        fmt::format("{} source file(s), no vendor library, dynamic loading or process spawning", candidate.sources.size())));
   }
 
   // build
@@ -116,9 +110,7 @@ result<std::optional<build::build_result>> run_cpu_stages(const task&, const tar
     build::build_request req;
     req.sources = candidate.sources;
     req.gencode = target.gencode;
-    req.include_dirs = {config.root / "include"};
-    if (fs::is_directory(config.root / "packs" / target.pack / "include"))
-      req.include_dirs.push_back(config.root / "packs" / target.pack / "include");
+    req.include_dirs = candidate_include_dirs(config.root, target);
     req.cache_dir = config.cache_dir;
     req.timeout_s = config.compile_timeout_s;
     auto r = build::build_candidate(req, *tc);
@@ -128,18 +120,17 @@ result<std::optional<build::build_result>> run_cpu_stages(const task&, const tar
     ordered_json details = {{"cache_hit", built.cache_hit}, {"key", built.key},
                             {"compile_seconds", built.compile_seconds}};
     if (built.outcome != build::build_outcome::built) {
-      v.log = built.log.text;
       std::string why = built.outcome == build::build_outcome::timeout
                             ? fmt::format("compilation timed out after {:g} s", config.compile_timeout_s)
                             : (built.log.errors.empty() ? std::string("nvcc failed") : built.log.errors.front());
-      timer.finish(v, stage_outcome::failed, why, details);
-      decide(v, stage_id::build, eval_status::COMPILE_ERROR, "compile_error", "compile error: " + why, gpu_mode);
-      return std::optional<build::build_result>{};
+      v.stages.push_back(timer.finish(stage_outcome::failed, why, details));
+      decide(v, stage_id::build, eval_outcome::compile_error, "compile error: " + why, built.log.text);
+      return stopped;
     }
-    timer.finish(v, stage_outcome::passed,
-                 fmt::format("built for {}{} ({} kernel(s))", target.arch, built.cache_hit ? " (cache hit)" : "",
-                             built.log.kernels.size()),
-                 details);
+    v.stages.push_back(timer.finish(stage_outcome::passed,
+                                    fmt::format("built for {}{} ({} kernel(s))", target.arch,
+                                                built.cache_hit ? " (cache hit)" : "", built.log.kernels.size()),
+                                    details));
   }
 
   // link_gate
@@ -149,19 +140,27 @@ result<std::optional<build::build_result>> run_cpu_stages(const task&, const tar
     if (!findings) return findings.err().with_context("link gate");
     if (!findings->empty()) {
       v.gate_findings = *findings;
-      v.log = findings_text(*findings);
       const auto& f = findings->front();
-      timer.finish(v, stage_outcome::failed, fmt::format("{}: {}", f.rule, f.message), findings_json(*findings));
-      decide(v, stage_id::link_gate, eval_status::COMPILE_ERROR, "rejected",
-             fmt::format("rejected by the link gate ({}: {})", f.rule, f.excerpt), gpu_mode);
-      return std::optional<build::build_result>{};
+      v.stages.push_back(timer.finish(stage_outcome::failed, fmt::format("{}: {}", f.rule, f.message), findings_json(*findings)));
+      decide(v, stage_id::link_gate, eval_outcome::rejected,
+             fmt::format("rejected by the link gate ({}: {})", f.rule, f.excerpt), findings_text(*findings));
+      return stopped;
     }
-    timer.finish(v, stage_outcome::passed, "links only the CUDA runtime/driver and the C/C++ runtime");
+    v.stages.push_back(timer.finish(stage_outcome::passed, "links only the CUDA runtime/driver and the C/C++ runtime"));
   }
 
   // static_sass
   if (auto st = run_static_sass_stage(built, target, config.cuda_root, v); !st) return st.err();
   return std::optional<build::build_result>{std::move(built)};
+}
+
+std::vector<fs::path> candidate_include_dirs(const fs::path& root, const target_info& target) {
+  std::vector<fs::path> dirs = {root / "include"};
+  for (const auto& pack : {fs::path("common"), fs::path(target.pack)})
+    if (fs::is_directory(root / "packs" / pack / "include")) dirs.push_back(root / "packs" / pack / "include");
+  if (fs::is_directory(root / "packs" / "common" / "include" / "ptxkit"))
+    dirs.push_back(root / "packs" / "common" / "include" / "ptxkit");
+  return dirs;
 }
 
 }  // namespace ptxbench::eval

@@ -12,9 +12,9 @@
 #include "build/build_stage.h"
 #include "build/source_gate.h"
 #include "core/result.h"
-#include "eval/evaluator.h"
-#include "eval/gpu_options.h"
 #include "suite/task.h"
+#include "verdict/evaluator.h"
+#include "verdict/gpu_options.h"
 
 namespace ptxbench::eval {
 
@@ -31,16 +31,28 @@ struct pipeline_config {
 /// Returns the build result when the candidate was built (the GPU stages need its artifact), or
 /// nullopt when a stage stopped the pipeline (v then holds the deciding stage). An error means a
 /// stage could not run at all (infrastructure).
-result<std::optional<build::build_result>> run_cpu_stages(const task& t, const target_info& target,
-                                                          const solution& candidate, const pipeline_config& config,
-                                                          verdict& v);
+result<std::optional<build::build_result>> run_cpu_stages(const target_info& target, const solution& candidate,
+                                                          const pipeline_config& config, verdict& v);
+
+/// The stop-early policy, in one place: records that `stage` decided the verdict with `outcome`,
+/// and marks every later stage of this mode (up to last_stage(v.mode)) as skipped.
+void decide(verdict& v, stage_id stage, eval_outcome outcome, std::string message, std::string log = {});
+
+/// The last stage a mode runs: static_sass in check mode, dynamic_check in eval mode.
+stage_id last_stage(eval_mode mode);
+
+/// Where a candidate for `target` finds headers: the kernel ABI and the target's knowledge pack (its
+/// own headers and the headers every pack shares, packs/common/include). A pack header names a
+/// shared sibling as "common.cuh", exactly as the model reads it in the prompt, so the shared
+/// ptxkit folder itself is searched too (nvcc has no -iquote).
+std::vector<std::filesystem::path> candidate_include_dirs(const std::filesystem::path& root, const target_info& target);
 
 /// Wraps a single kernel file as a Solution for a task (entry point "<file>::run", DPS).
 solution solution_for_kernel_file(const std::string& file_name, const std::string& content, const task& t,
                                   const target_info& target);
 
-/// The evaluator the CLI and the agent use: loads the suite once and runs the pipeline; in eval
-/// mode the GPU stages run through the trusted harness process (see gpu_stage.h).
+/// The evaluator the CLI, the agent and the service use: runs the pipeline on resolved requests; in
+/// eval mode the GPU stages run through the trusted harness process (see gpu_stage.h).
 std::unique_ptr<evaluator> make_pipeline_evaluator(const pipeline_config& config);
 
 }  // namespace ptxbench::eval

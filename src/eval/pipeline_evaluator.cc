@@ -1,4 +1,4 @@
-// The pipeline behind the evaluator interface: loads the suite once, checks each request, runs the
+// The pipeline behind the evaluator interface: checks each (already resolved) request, runs the
 // CPU stages and, in eval mode, the GPU stages (several candidates of one task share one trusted
 // harness), and fills the FlashInfer Trace.
 #include <fmt/format.h>
@@ -6,15 +6,12 @@
 #include "eval/coverage.h"
 #include "eval/gpu_stage.h"
 #include "eval/pipeline.h"
-#include "eval/stage_timer.h"
 #include "suite/trace.h"
 
 namespace ptxbench::eval {
 namespace {
 
 void finish_check(verdict& v, const target_info& target) {
-  v.outcome = "built";
-  v.deciding_stage.clear();
   std::string targets;
   switch (v.targets.verdict) {
     case target_verdict::absent_in_sass: targets = "no required instruction family in the SASS (not target-correct)"; break;
@@ -23,19 +20,20 @@ void finish_check(verdict& v, const target_info& target) {
   }
   if (target.verification != "runtime")
     targets += fmt::format("; note: no {} GPU here, so {} is verified statically only", target.name, target.arch);
-  v.message = "built; " + targets;
+  v.decided = {eval_outcome::built, std::nullopt, "built; " + targets, v.decided.log};
 }
 
 void attach_trace(verdict& v, const task& t, const solution& s) {
-  if (!v.status) return;  // a check that built: no FlashInfer status applies yet
+  auto status = v.status();
+  if (!status) return;  // a check that built: no FlashInfer status applies yet
   trace tr;
   tr.definition = t.name;
   tr.workload_ = t.wl;
   tr.solution = s.name;
   evaluation e;
-  e.status = *v.status;
+  e.status = *status;
   e.timestamp = utc_timestamp();
-  e.log = v.log.empty() ? v.message : v.log;
+  e.log = v.decided.log.empty() ? v.decided.message : v.decided.log;
   if (v.environment.is_object()) {
     e.environment.hardware = v.environment.value("gpu", "");
     if (v.environment.contains("libs") && v.environment["libs"].is_object())
@@ -65,85 +63,76 @@ class pipeline_evaluator final : public evaluator {
     std::vector<result<verdict>> out;
     struct pending {
       std::size_t index;
-      const task* t;
-      const target_info* target;
       build::build_result built;
     };
     std::vector<pending> gpu;
     std::vector<verdict> verdicts(requests.size());
     for (std::size_t i = 0; i < requests.size(); ++i) {
       const auto& request = requests[i];
-      auto checked = resolve(request);
-      if (!checked) { out.push_back(checked.err()); continue; }
-      auto [t, target] = *checked;
+      if (auto st = check(request); !st) {
+        out.push_back(st.err());
+        continue;
+      }
       verdict& v = verdicts[i];
-      v.mode = request.run_on_gpu ? "eval" : "check";
-      v.task = t->name;
-      v.target = target->name;
-      v.arch = target->arch;
-      auto built = run_cpu_stages(*t, *target, request.candidate, m_config, v);
+      v.mode = request.run_on_gpu ? eval_mode::eval : eval_mode::check;
+      v.task = request.t->name;
+      v.target = request.target->name;
+      v.arch = request.target->arch;
+      auto built = run_cpu_stages(*request.target, request.candidate, m_config, v);
       if (!built) { out.push_back(built.err()); continue; }
       out.push_back(v);  // placeholder; replaced below
       if (!built->has_value()) continue;
       if (!request.run_on_gpu) {
-        finish_check(v, *target);
-      } else if (target->verification != "runtime") {
-        decide(v, stage_id::static_sass, std::nullopt, "built",
+        finish_check(v, *request.target);
+      } else if (request.target->verification != "runtime") {
+        decide(v, stage_id::static_sass, eval_outcome::built,
                fmt::format("built; no {} GPU is available here, so PTXBench verifies {} statically only "
                            "(compile + SASS); correctness, timing and the runtime check were not run",
-                           target->name, target->arch),
-               true);
+                           request.target->name, request.target->arch));
       } else {
-        gpu.push_back({i, t, target, std::move(**built)});
+        gpu.push_back({i, std::move(**built)});
       }
     }
     // One harness per task (and target) for the candidates that reached the GPU stages.
     for (std::size_t a = 0; a < gpu.size();) {
+      const eval_request& first = requests[gpu[a].index];
       std::size_t b = a;
       std::vector<gpu_candidate> group;
-      while (b < gpu.size() && gpu[b].t == gpu[a].t && gpu[b].target == gpu[a].target) {
+      while (b < gpu.size() && requests[gpu[b].index].t == first.t && requests[gpu[b].index].target == first.target) {
         group.push_back({&gpu[b].built, requests[gpu[b].index].candidate.entry_symbol(), &verdicts[gpu[b].index]});
         ++b;
       }
-      if (auto st = run_gpu_stages(*gpu[a].t, *gpu[a].target, group, m_config); !st)
+      if (auto st = run_gpu_stages(*first.t, *first.target, group, m_config); !st)
         for (std::size_t k = a; k < b; ++k) out[gpu[k].index] = st.err().with_context("GPU stages");
       a = b;
     }
     for (std::size_t i = 0; i < requests.size(); ++i) {
       if (!out[i].ok()) continue;
-      const task* t = m_suite->find_task(verdicts[i].task);
-      if (verdicts[i].outcome == "infra_error") {
-        out[i] = make_error(verdicts[i].message);
+      if (verdicts[i].outcome() == eval_outcome::infra_error) {
+        out[i] = make_error(verdicts[i].decided.message);
         continue;
       }
-      apply_coverage(verdicts[i], *t, *m_suite->find_target(verdicts[i].target), m_config.gpu.min_coverage);
-      attach_trace(verdicts[i], *t, requests[i].candidate);
+      apply_coverage(verdicts[i], *requests[i].t, *requests[i].target, m_config.gpu.min_coverage);
+      attach_trace(verdicts[i], *requests[i].t, requests[i].candidate);
       out[i] = std::move(verdicts[i]);
     }
     return out;
   }
 
  private:
-  result<std::pair<const task*, const target_info*>> resolve(const eval_request& request) {
-    if (!m_suite) {
-      auto s = load_suite(m_config.root / "suite");
-      if (!s) return s.err();
-      m_suite = std::make_unique<suite>(std::move(*s));
-    }
-    const task* t = m_suite->find_task(request.task);
-    if (!t) return make_error(fmt::format("unknown task '{}'", request.task));
-    const target_info* target = m_suite->find_target(request.target);
-    if (!target) return make_error(fmt::format("unknown target '{}'", request.target));
-    if (std::find(t->targets.begin(), t->targets.end(), request.target) == t->targets.end())
-      return make_error(fmt::format("task {} does not list target {}", t->name, request.target));
-    if (request.run_on_gpu && t->status != "ready")
-      return make_error(fmt::format("task {} cannot be evaluated on a GPU yet: {}", t->name,
-                                    t->note.empty() ? "its reference is pending" : t->note));
-    return std::make_pair(t, target);
+  // The caller resolved the names; what is left to check is whether this pairing can be evaluated.
+  static status check(const eval_request& request) {
+    if (!request.t || !request.target) return make_error("internal error: an evaluation request without a task or target");
+    const task& t = *request.t;
+    if (std::find(t.targets.begin(), t.targets.end(), request.target->name) == t.targets.end())
+      return make_error(fmt::format("task {} does not list target {}", t.name, request.target->name));
+    if (request.run_on_gpu && t.status != "ready")
+      return make_error(fmt::format("task {} cannot be evaluated on a GPU yet: {}", t.name,
+                                    t.note.empty() ? "its reference is pending" : t.note));
+    return ok();
   }
 
   pipeline_config m_config;
-  std::unique_ptr<suite> m_suite;
 };
 
 }  // namespace

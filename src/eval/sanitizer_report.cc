@@ -5,13 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "sass/text_util.h"
+#include "core/text.h"
 
 namespace ptxbench::eval {
 
-using sass::parse_count;
-using sass::starts_with;
-using sass::trim;
 
 std::string_view sanitizer_state_name(sanitizer_state s) {
   switch (s) {
@@ -213,7 +210,7 @@ sanitizer_report parse_sanitizer_output(std::string_view text) {
   sanitizer_report r;
   bool banner = false;
   block current;
-  for (std::string_view line : sass::split_lines(text)) {
+  for (std::string_view line : split_lines(text)) {
     if (!starts_with(line, k_prefix)) continue;  // the program's own output
     std::string_view body = line.substr(k_prefix.size());
     if (trim(body).empty()) { finish_block(current, r); continue; }

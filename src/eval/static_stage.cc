@@ -2,10 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "eval/stage_timer.h"
+#include "verdict/stage_timer.h"
 #include "sass/disassembler.h"
 #include "sass/sass_parser.h"
 #include "sass/static_check.h"
+#include "verdict/stage_timer.h"
 
 namespace ptxbench::eval {
 
@@ -18,11 +19,11 @@ status run_static_sass_stage(const build::build_result& built, const target_info
   if (dis.state == sass::disassembly_state::tool_missing) {
     v.targets.verdict = target_verdict::deferred;
     v.targets.reason = "static SASS check deferred to the GPU host: no cuobjdump on this machine";
-    timer.finish(v, stage_outcome::deferred, v.targets.reason);
+    v.stages.push_back(timer.finish(stage_outcome::deferred, v.targets.reason));
     return ok();
   }
   if (!dis.ok()) {
-    timer.finish(v, stage_outcome::error, fmt::format("cuobjdump {}: {}", sass::state_name(dis.state), dis.message));
+    v.stages.push_back(timer.finish(stage_outcome::error, fmt::format("cuobjdump {}: {}", sass::state_name(dis.state), dis.message)));
     return make_error(fmt::format("static SASS: cuobjdump {}: {}", sass::state_name(dis.state), dis.message));
   }
   auto functions = sass::parse_sass(dis.text);
@@ -37,11 +38,11 @@ status run_static_sass_stage(const build::build_result& built, const target_info
     // Present is necessary, not sufficient: the verdict stays open until the dynamic check.
     v.targets.verdict = target_verdict::deferred;
     v.targets.reason = "present in SASS (" + check->reason + "); whether it executes is decided on the GPU";
-    timer.finish(v, stage_outcome::passed, check->reason, details);
+    v.stages.push_back(timer.finish(stage_outcome::passed, check->reason, details));
   } else {
     v.targets.verdict = target_verdict::absent_in_sass;
     v.targets.reason = check->reason;
-    timer.finish(v, stage_outcome::failed, check->reason, details);
+    v.stages.push_back(timer.finish(stage_outcome::failed, check->reason, details));
   }
   return ok();
 }

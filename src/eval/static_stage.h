@@ -7,8 +7,8 @@
 
 #include "build/build_stage.h"
 #include "core/result.h"
-#include "eval/verdict.h"
 #include "suite/task.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::eval {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "eval/verdict.h"
+#include "verdict/verdict.h"
 
 namespace ptxbench::eval {
 

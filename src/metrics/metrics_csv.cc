@@ -1,7 +1,7 @@
 #include "metrics/metrics_csv.h"
 
 #include "core/file_io.h"
-#include "metrics/csv_reader.h"
+#include "core/csv.h"
 
 namespace ptxbench::metrics {
 namespace {

@@ -85,9 +85,12 @@ std::string run_name(const task_block& block, const turn_group& group) {
   return same_model > 1 ? group.key.model + " · " + short_dir(group.key.exp_dir) : group.key.model;
 }
 
-std::string_view label_color(turn_label label) {
-  static constexpr std::array<std::string_view, k_all_labels.size()> k_colors = {
-      "#59a14f", "#e15759", "#f28e2b", "#edc948", "#b07aa1", "#9c755f", "#ff9da7", "#4e79a7", "#bab0ac", "#76b7b2"};
+std::string_view label_color(eval_outcome label) {
+  // In the order of eval_outcome: passed, built, rejected, compile_error, runtime_error,
+  // incorrect_shape, incorrect_dtype, incorrect_numerical, timeout, no_code, infra_error, other_error.
+  static constexpr std::array<std::string_view, k_all_outcomes.size()> k_colors = {
+      "#59a14f", "#4e79a7", "#ff9da7", "#e15759", "#f28e2b", "#d4a6c8", "#c9a227", "#edc948",
+      "#b07aa1", "#9c755f", "#bab0ac", "#76b7b2"};
   return k_colors[static_cast<std::size_t>(label)];
 }
 
@@ -178,7 +181,7 @@ std::string labels_section(const std::vector<turn_group>& groups) {
       keys.emplace_back(g.key.model, g.key.arch);
   for (const auto& [model, arch] : keys) {
     int turns = 0;
-    std::map<turn_label, std::vector<double>> counts;
+    std::map<eval_outcome, std::vector<double>> counts;
     for (const auto& g : groups) {
       if (g.key.model != model || g.key.arch != arch) continue;
       for (const auto& r : g.turns) {
@@ -191,8 +194,8 @@ std::string labels_section(const std::vector<turn_group>& groups) {
     }
     stacked_bar_chart c{model + " · " + arch + " (all tasks)", "turn (1 = first reply)", "turns", {}, {}};
     for (int t = 0; t < turns; ++t) c.categories.push_back(std::to_string(t + 1));
-    for (auto l : k_all_labels)
-      if (counts.count(l)) c.layers.push_back({std::string(label_title(l)), std::string(label_color(l)), counts[l]});
+    for (auto l : k_all_outcomes)
+      if (counts.count(l)) c.layers.push_back({std::string(outcome_title(l)), std::string(label_color(l)), counts[l]});
     h += render_stacked_bars(c);
   }
   return h + "</div></section>";

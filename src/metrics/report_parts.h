@@ -37,7 +37,7 @@ std::string run_name(const task_block& block, const turn_group& group);
 std::string short_dir(const std::string& exp_dir);
 
 /// The CSS color of a turn label (same in bars, strips and legends).
-std::string_view label_color(turn_label label);
+std::string_view label_color(eval_outcome label);
 
 /// Returns the <section> with the Table-1 view (one HTML table per arch).
 std::string table1_section(const std::vector<turn_group>& groups, const report_options& opt);

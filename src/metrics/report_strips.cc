@@ -20,7 +20,7 @@ std::string clipped(const std::string& text, std::size_t max_bytes) {
 }
 
 std::string cell_title(const turn_record& r) {
-  std::string t = fmt::format("turn {}: {}", r.turn + 1, label_title(r.label));
+  std::string t = fmt::format("turn {}: {}", r.turn + 1, outcome_title(r.label));
   if (r.correct() && r.speedup) t += fmt::format(", speedup {:.3f}x", *r.speedup);
   if (r.target_correct) t += ", target-instruction correct";
   else if (!r.target_verdict.empty()) t += ", target: " + r.target_verdict;
@@ -40,7 +40,7 @@ std::string turn_details(const std::string& id, const std::string& traj, const t
   return fmt::format(
       "<details class=\"turn\" id=\"{}\"><summary>{} · turn {} · {}{}</summary><h4>Kernel (last code block of the "
       "reply)</h4><pre>{}</pre><h4>Feedback</h4><pre>{}</pre></details>",
-      id, xml_escape(traj), r.turn + 1, label_title(r.label), t.summary.empty() ? "" : " · " + xml_escape(t.summary),
+      id, xml_escape(traj), r.turn + 1, outcome_title(r.label), t.summary.empty() ? "" : " · " + xml_escape(t.summary),
       clipped(t.kernel, opt.max_text_bytes), clipped(t.feedback, opt.max_text_bytes));
 }
 
@@ -55,8 +55,8 @@ std::string strips_section(const std::vector<turn_group>& groups, const std::vec
                   "a thick dark border marks a target-instruction-correct turn, a dashed one an infrastructure error "
                   "(not counted). Click a cell to open that turn's kernel and feedback (run directories only).</p>"
                   "<p class=\"legend\">";
-  for (auto l : k_all_labels)
-    h += fmt::format("<span class=\"cell\" style=\"background:{}\"></span> {} &nbsp; ", label_color(l), label_title(l));
+  for (auto l : k_all_outcomes)
+    h += fmt::format("<span class=\"cell\" style=\"background:{}\"></span> {} &nbsp; ", label_color(l), outcome_title(l));
   h += "</p>";
   std::size_t next_id = 0;
   for (const auto& g : groups) {

@@ -28,13 +28,13 @@ std::string role_of(const ordered_json& msg) {
   return msg.is_object() && msg.contains("role") && msg["role"].is_string() ? msg["role"].get<std::string>() : "";
 }
 
-std::optional<eval::family_counts> read_counts(const ordered_json& obj, std::string_view key, const std::string& path,
+std::optional<family_counts> read_counts(const ordered_json& obj, std::string_view key, const std::string& path,
                                                json_errors& errs) {
   if (!obj.contains(key) || obj[std::string(key)].is_null()) return std::nullopt;
   const auto& c = obj[std::string(key)];
   std::string here = json_child(path, key);
   if (!expect_object(c, here, errs)) return std::nullopt;
-  eval::family_counts out;
+  family_counts out;
   for (const auto& item : c.items()) {
     if (!item.value().is_number_integer()) {
       errs.add(json_child(here, item.key()), "expected integer, got " + json_type_name(item.value()));
@@ -116,11 +116,11 @@ void read_feedback(const ordered_json& msg, const std::string& path, turn_record
   if (!expect_object(p, pp, errs)) return;
   auto label = get_string(p, "label", pp, errs);
   if (label) {
-    auto parsed = parse_label(*label);
-    if (!parsed || *parsed == turn_label::other_error) {
+    auto parsed = parse_outcome(*label);
+    if (!parsed || *parsed == eval_outcome::other_error) {
       std::string list;
-      for (auto l : k_all_labels)
-        if (l != turn_label::other_error) list += (list.empty() ? "" : ", ") + std::string(label_name(l));
+      for (auto l : k_all_outcomes)
+        if (l != eval_outcome::other_error) list += (list.empty() ? "" : ", ") + std::string(outcome_name(l));
       errs.add(json_child(pp, "label"), fmt::format("unknown label '{}' (expected one of: {})", *label, list));
     } else {
       r.label = *parsed;
@@ -128,7 +128,7 @@ void read_feedback(const ordered_json& msg, const std::string& path, turn_record
     r.source_label = *label;
   }
   r.target_verdict = get_string(p, "target_verdict", pp, errs, false).value_or("");
-  if (!r.target_verdict.empty() && !eval::parse_target_verdict(r.target_verdict))
+  if (!r.target_verdict.empty() && !parse_target_verdict(r.target_verdict))
     errs.add(json_child(pp, "target_verdict"), fmt::format("unknown target verdict '{}'", r.target_verdict));
   r.speedup = get_number(p, "speedup", pp, errs, false);
   r.static_counts = read_counts(p, "static_counts", pp, errs);

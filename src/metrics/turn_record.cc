@@ -4,19 +4,12 @@
 
 #include <fmt/format.h>
 
-#include "metrics/csv_reader.h"
+#include "core/csv.h"
 
 namespace ptxbench::metrics {
 namespace {
 
-constexpr std::array<std::string_view, k_all_labels.size()> k_label_names = {
-    "correct",          "compilation_error", "runtime_error", "numerical_error", "timeout",
-    "extraction_error", "gate_rejected",     "built",         "infra_error",     "other_error"};
-constexpr std::array<std::string_view, k_all_labels.size()> k_label_titles = {
-    "Correct",          "Compilation error",     "Runtime error",        "Numerical error", "Timeout",
-    "Extraction error", "Rejected by lib. gate", "Built only (CPU run)", "Infrastructure error", "Other error"};
-
-std::string counts_text(const std::optional<eval::family_counts>& c) {
+std::string counts_text(const std::optional<family_counts>& c) {
   if (!c) return "";
   std::string out;
   for (const auto& [family, n] : *c) {
@@ -26,7 +19,7 @@ std::string counts_text(const std::optional<eval::family_counts>& c) {
   return out;
 }
 
-ordered_json counts_json(const std::optional<eval::family_counts>& c) {
+ordered_json counts_json(const std::optional<family_counts>& c) {
   if (!c) return nullptr;
   ordered_json j = ordered_json::object();
   for (const auto& [family, n] : *c) j[family] = n;
@@ -71,7 +64,7 @@ void put_number(std::string& out, std::string_view key, const std::optional<T>& 
   else out += "null";
 }
 
-void put_counts(std::string& out, std::string_view key, const std::optional<eval::family_counts>& c) {
+void put_counts(std::string& out, std::string_view key, const std::optional<family_counts>& c) {
   put_key(out, key);
   if (!c) { out += "null"; return; }
   out += '{';
@@ -85,15 +78,6 @@ void put_counts(std::string& out, std::string_view key, const std::optional<eval
 
 }  // namespace
 
-std::string_view label_name(turn_label l) { return k_label_names[static_cast<std::size_t>(l)]; }
-std::string_view label_title(turn_label l) { return k_label_titles[static_cast<std::size_t>(l)]; }
-
-std::optional<turn_label> parse_label(std::string_view name) {
-  for (std::size_t i = 0; i < k_label_names.size(); ++i)
-    if (k_label_names[i] == name) return k_all_labels[i];
-  return std::nullopt;
-}
-
 std::string records_to_csv(const std::vector<turn_record>& records) {
   csv_builder csv({"model", "target", "arch", "definition", "exp_dir", "variant", "trajectory", "turn", "label",
                    "source_label", "correct", "target_correct", "speedup", "target_verdict", "arch_tag",
@@ -101,7 +85,7 @@ std::string records_to_csv(const std::vector<turn_record>& records) {
                    "cost_usd", "coverage"});
   for (const auto& r : records) {
     csv.cell(r.model).cell(r.target).cell(r.arch).cell(r.definition).cell(r.exp_dir).cell(r.variant);
-    csv.cell(r.trajectory).cell(r.turn).cell(label_name(r.label)).cell(r.source_label).cell(r.correct());
+    csv.cell(r.trajectory).cell(r.turn).cell(outcome_name(r.label)).cell(r.source_label).cell(r.correct());
     csv.cell(r.target_correct).cell(r.speedup).cell(r.target_verdict).cell(r.arch_tag);
     csv.cell(counts_text(r.static_counts)).cell(counts_text(r.dynamic_counts));
     csv.cell(r.reasoning_tokens).cell(r.completion_tokens).cell(r.latency_s).cell(r.cost_usd).cell(r.coverage).end_row();
@@ -120,7 +104,7 @@ ordered_json records_to_json(const std::vector<turn_record>& records) {
                    {"variant", text_or_null(r.variant)},
                    {"trajectory", r.trajectory},
                    {"turn", r.turn},
-                   {"label", std::string(label_name(r.label))},
+                   {"label", std::string(outcome_name(r.label))},
                    {"source_label", r.source_label},
                    {"correct", r.correct()},
                    {"target_correct", r.target_correct},
@@ -156,7 +140,7 @@ std::string records_to_json_text(const std::vector<turn_record>& records) {
     put_text(out, "variant", r.variant, true);
     put_text(out, "trajectory", r.trajectory);
     put_number(out, "turn", std::optional<int>(r.turn));
-    put_text(out, "label", label_name(r.label));
+    put_text(out, "label", outcome_name(r.label));
     put_text(out, "source_label", r.source_label);
     put_key(out, "correct");
     out += r.correct() ? "true" : "false";

@@ -17,24 +17,6 @@ namespace {
 
 constexpr std::size_t k_max_csv_bytes = std::size_t{256} << 20;
 
-struct label_map_entry {
-  std::string_view upstream;
-  turn_label label;
-};
-
-// Upstream's classes (benchmark/export_turn_correctness_arch.py classify_turn); three timeouts fold into one.
-constexpr std::array<label_map_entry, 9> k_label_map = {{
-    {"Correct", turn_label::correct},
-    {"Compilation error", turn_label::compilation_error},
-    {"Runtime error", turn_label::runtime_error},
-    {"Numerical error", turn_label::numerical_error},
-    {"Kernel Execution Timeout", turn_label::timeout},
-    {"Profiling Service Timeout", turn_label::timeout},
-    {"Sanitize Timeout", turn_label::timeout},
-    {"Extraction error", turn_label::extraction_error},
-    {"Other error", turn_label::other_error},
-}};
-
 struct columns {
   std::size_t model, arch, definition, exp_dir, trajectory_id, turn, correctness, speedup, correct_with_arch;
   std::optional<std::size_t> reasoning_tokens, arch_tag;
@@ -72,11 +54,6 @@ std::optional<T> parse_number(std::string_view s) {
 
 }  // namespace
 
-std::optional<turn_label> upstream_label(std::string_view correctness) {
-  for (const auto& e : k_label_map)
-    if (e.upstream == correctness) return e.label;
-  return std::nullopt;
-}
 
 std::string upstream_variant(std::string_view trajectory_id, int block) {
   if (block <= 0 || trajectory_id.substr(0, 4) != "exp_") return "";
@@ -105,7 +82,7 @@ result<std::vector<turn_record>> import_upstream_turns(const csv_table& t, const
     if (!turn || *turn < 0) return where(fmt::format("turn: expected a non-negative integer, got '{}'", t.at(row, c.turn)));
     r.turn = *turn;
     r.source_label = t.at(row, c.correctness);
-    auto label = upstream_label(r.source_label);
+    auto label = outcome_from_upstream_label(r.source_label);
     if (!label) return where(fmt::format("correctness: unknown class '{}'", r.source_label));
     r.label = *label;
     std::string_view arch_ok = t.at(row, c.correct_with_arch);

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "metrics/csv_reader.h"
+#include "core/csv.h"
 #include "metrics/turn_record.h"
 
 namespace ptxbench::metrics {
@@ -28,8 +28,6 @@ struct upstream_options {
   int variant_block = 4;
 };
 
-/// Maps upstream's `correctness` class ("Kernel Execution Timeout" ...) to our label; nullopt if unknown.
-std::optional<turn_label> upstream_label(std::string_view correctness);
 
 /// Returns the inferred variant of a trajectory id ("exp_006", block 4 -> "exp_004-007"), or "" when
 /// the id is not exp_<number> or block is 0.

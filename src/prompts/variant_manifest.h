@@ -4,7 +4,7 @@
 // arms that apply to every family. Variants are data: adding one needs no code change.
 //
 // A part is a path relative to the pack folder ("docs/params.md", "include/ptxkit/tma.cuh", or
-// "../sm90a/include/ptxkit/mbarrier.cuh" for a header shared with another pack), "@name" for a
+// "../common/include/ptxkit/mbarrier.cuh" for a header every pack shares), "@name" for a
 // named list, and either may end in "#code" to keep only code (comment lines dropped).
 
 #include <filesystem>

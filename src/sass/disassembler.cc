@@ -6,7 +6,7 @@
 
 #include "core/file_io.h"
 #include "core/process.h"
-#include "sass/text_util.h"
+#include "core/text.h"
 
 namespace ptxbench::sass {
 namespace fs = std::filesystem;

@@ -6,7 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "sass/text_util.h"
+#include "core/csv.h"
+#include "core/text.h"
 
 namespace ptxbench::sass {
 namespace {

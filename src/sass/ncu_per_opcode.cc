@@ -7,7 +7,8 @@
 #include <fmt/format.h>
 
 #include "sass/ncu_report.h"
-#include "sass/text_util.h"
+#include "core/csv.h"
+#include "core/text.h"
 
 namespace ptxbench::sass {
 namespace {

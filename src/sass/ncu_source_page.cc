@@ -13,7 +13,8 @@
 
 #include "sass/ncu_report.h"
 #include "sass/sass_parser.h"
-#include "sass/text_util.h"
+#include "core/csv.h"
+#include "core/text.h"
 
 namespace ptxbench::sass {
 namespace {

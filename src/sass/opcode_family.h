@@ -16,7 +16,7 @@ namespace ptxbench::sass {
 struct sass_instruction;
 
 /// Instructions (or predicate-on thread instructions) per family name. Same type as
-/// eval::family_counts, so results can be stored in a verdict without conversion.
+/// family_counts, so results can be stored in a verdict without conversion.
 using family_counts = std::map<std::string, int64_t>;
 
 /// One row of the family table.

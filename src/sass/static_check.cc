@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "sass/text_util.h"
+#include "core/text.h"
 
 namespace ptxbench::sass {
 

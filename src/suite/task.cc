@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/file_io.h"
 #include "suite/solution.h"
@@ -248,6 +249,28 @@ result<suite> load_suite(const fs::path& root) {
     s.tasks.push_back(std::move(*t));
   }
   return s;
+}
+
+result<evaluation_pair> resolve_evaluation(const suite& s, const std::string& task_name, const std::string& target_name,
+                                           bool run_on_gpu) {
+  evaluation_pair p{s.find_task(task_name), s.find_target(target_name)};
+  if (!p.t) {
+    std::vector<std::string> names;
+    for (const auto& t : s.tasks) names.push_back(t.name);
+    return make_error(unknown_name_message("task", task_name, names, "`ptxbench tasks` lists them"));
+  }
+  if (!p.target) {
+    std::vector<std::string> names;
+    for (const auto& [name, t] : s.targets) names.push_back(name);
+    return make_error(unknown_name_message("target", target_name, names, fmt::format("targets: {}", fmt::join(names, ", "))));
+  }
+  if (std::find(p.t->targets.begin(), p.t->targets.end(), target_name) == p.t->targets.end())
+    return make_error(fmt::format("task {} does not list target {} (its targets: {})", p.t->name, target_name,
+                                  fmt::join(p.t->targets, ", ")));
+  if (run_on_gpu && p.t->status != "ready")
+    return make_error(fmt::format("task {} cannot be evaluated on a GPU yet: {}", p.t->name,
+                                  p.t->note.empty() ? "its reference is pending" : p.t->note));
+  return p;
 }
 
 }  // namespace ptxbench

@@ -64,6 +64,18 @@ struct suite {
 /// validates each (workloads against their definitions).
 result<suite> load_suite(const std::filesystem::path& root);
 
+/// A task and target of the suite that an evaluation can use.
+struct evaluation_pair {
+  const task* t = nullptr;
+  const target_info* target = nullptr;
+};
+
+/// Resolves the names an evaluation request carries, once, against the suite: both exist, the task
+/// lists the target, and — for a GPU run — the task's reference exists. Every failure is the
+/// caller's input (one line, with a "did you mean" where one is close).
+result<evaluation_pair> resolve_evaluation(const suite& s, const std::string& task_name, const std::string& target_name,
+                                           bool run_on_gpu);
+
 /// Names close to `name` (edit distance <= 3), for "did you mean" hints.
 std::vector<std::string> close_names(const std::string& name, const std::vector<std::string>& candidates);
 

@@ -7,8 +7,6 @@
 namespace ptxbench::agent {
 namespace {
 
-using namespace eval;
-
 class FeedbackTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -35,18 +33,17 @@ class FeedbackTest : public ::testing::Test {
 
 TEST_F(FeedbackTest, PassedAndTargetCorrectKeepsUpstreamsStatusLineAndAddsCounts) {
   verdict v = base();
-  v.status = eval_status::PASSED;
-  v.outcome = "passed";
+  v.decided.outcome = eval_outcome::passed;
   v.timing = timing_summary{};
   v.timing->speedup = 1.234;
   v.timing->candidate.median_ms = 0.1234;
   v.timing->reference.median_ms = 0.1523;
   v.targets.verdict = target_verdict::executed;
-  v.targets.dynamic_counts = family_counts{{"GMMA", 4194304}, {"TMA", 65536}};
-  v.targets.dynamic_method = "ncu";
+  v.targets.dynamic.counts = family_counts{{"GMMA", 4194304}, {"TMA", 65536}};
+  v.targets.dynamic.method = "ncu";
   v.targets.static_counts = family_counts{{"GMMA", 96}, {"TMA", 8}};
   auto a = assess_verdict(v, 1.2);
-  EXPECT_EQ(a.label, "correct");
+  EXPECT_EQ(a.label, eval_outcome::passed);
   EXPECT_TRUE(a.target_correct);
   EXPECT_TRUE(a.target_met);
   EXPECT_EQ(a.returncode, 0);
@@ -62,13 +59,13 @@ TEST_F(FeedbackTest, PassedAndTargetCorrectKeepsUpstreamsStatusLineAndAddsCounts
 
 TEST_F(FeedbackTest, FastButNotTargetCorrectDoesNotMeetTheTarget) {
   verdict v = base();
-  v.status = eval_status::PASSED;
+  v.decided.outcome = eval_outcome::passed;
   v.timing = timing_summary{};
   v.timing->speedup = 1.5;
   v.targets.verdict = target_verdict::absent_in_sass;
   v.targets.static_counts = family_counts{{"GMMA", 0}, {"TMA", 0}};
   auto a = assess_verdict(v, 1.2);
-  EXPECT_EQ(a.label, "correct");
+  EXPECT_EQ(a.label, eval_outcome::passed);
   EXPECT_FALSE(a.target_correct);
   EXPECT_FALSE(a.target_met);
   std::string text = verdict_feedback(v, a, *m_task, 1.2);
@@ -78,7 +75,7 @@ TEST_F(FeedbackTest, FastButNotTargetCorrectDoesNotMeetTheTarget) {
 
 TEST_F(FeedbackTest, NumericalErrorShowsMaxErrorsAndTheWorstElement) {
   verdict v = base();
-  v.status = eval_status::INCORRECT_NUMERICAL;
+  v.decided = {eval_outcome::incorrect_numerical, stage_id::correctness, "wrong values", ""};
   correctness_summary c;
   c.max_absolute_error = 0.5;
   c.max_relative_error = std::numeric_limits<double>::infinity();
@@ -88,7 +85,7 @@ TEST_F(FeedbackTest, NumericalErrorShowsMaxErrorsAndTheWorstElement) {
   c.outputs.push_back({"C", 0.5, 2.0, 12, 0, {17, 4093}, 1.53, 1.03});
   v.correctness = c;
   auto a = assess_verdict(v, 1.2);
-  EXPECT_EQ(a.label, "numerical_error");
+  EXPECT_EQ(a.label, eval_outcome::incorrect_numerical);
   EXPECT_EQ(a.returncode, 1);
   std::string text = verdict_feedback(v, a, *m_task, 1.2);
   EXPECT_EQ(text.rfind("Evaluation FAILED:\n[M=8192] INCORRECT_NUMERICAL\n  max_abs_error=0.5, max_rel_error=Inf\n", 0), 0u)
@@ -101,12 +98,11 @@ TEST_F(FeedbackTest, NumericalErrorShowsMaxErrorsAndTheWorstElement) {
 
 TEST_F(FeedbackTest, CompileErrorKeepsTheCompilerLogAndUpstreamsMarker) {
   verdict v = base();
-  v.status = eval_status::COMPILE_ERROR;
-  v.outcome = "compile_error";
-  v.deciding_stage = "build";
+  v.decided.outcome = eval_outcome::compile_error;
+  v.decided.stage = stage_id::build;
   v.build.log = "kernel.cu(12): error: identifier \"foo\" is undefined";
   auto a = assess_verdict(v, 1.2);
-  EXPECT_EQ(a.label, "compilation_error");
+  EXPECT_EQ(a.label, eval_outcome::compile_error);
   std::string text = verdict_feedback(v, a, *m_task, 1.2);
   EXPECT_NE(text.find("[M=8192] COMPILE_ERROR\nkernel.cu(12): error: identifier \"foo\" is undefined\nFailed to compile kernel"),
             std::string::npos) << text;
@@ -114,13 +110,12 @@ TEST_F(FeedbackTest, CompileErrorKeepsTheCompilerLogAndUpstreamsMarker) {
 
 TEST_F(FeedbackTest, GateRejectionNamesTheLine) {
   verdict v = base();
-  v.status = eval_status::COMPILE_ERROR;
-  v.outcome = "rejected";
-  v.deciding_stage = "source_gate";
+  v.decided.outcome = eval_outcome::rejected;
+  v.decided.stage = stage_id::source_gate;
   v.gate_findings.push_back({"vendor-library", "kernel.cu", 14, "cublasGemmEx(handle,", "cuBLAS is not allowed"});
   auto a = assess_verdict(v, 1.2);
   EXPECT_EQ(a.event, turn_event::gate_rejected);
-  EXPECT_EQ(a.label, "gate_rejected");
+  EXPECT_EQ(a.label, eval_outcome::rejected);
   std::string text = verdict_feedback(v, a, *m_task, 1.2);
   EXPECT_EQ(text.rfind("ERROR: Your kernel was rejected", 0), 0u);
   EXPECT_NE(text.find("kernel.cu:14: [vendor-library] cuBLAS is not allowed"), std::string::npos) << text;
@@ -128,12 +123,12 @@ TEST_F(FeedbackTest, GateRejectionNamesTheLine) {
 
 TEST_F(FeedbackTest, CheckModeSaysTheGpuStagesDidNotRun) {
   verdict v = base();
-  v.mode = "check";
-  v.outcome = "built";
+  v.mode = eval_mode::check;
+  v.decided.outcome = eval_outcome::built;
   v.stages.push_back({stage_id::correctness, stage_outcome::deferred, 0, "no GPU on this machine", nullptr});
   v.targets.static_counts = family_counts{{"GMMA", 96}, {"TMA", 8}};
   auto a = assess_verdict(v, 1.2);
-  EXPECT_EQ(a.label, "built");
+  EXPECT_EQ(a.label, eval_outcome::built);
   EXPECT_EQ(a.returncode, 0);
   EXPECT_FALSE(a.target_met);
   std::string text = verdict_feedback(v, a, *m_task, 1.2);
@@ -148,7 +143,7 @@ TEST(Feedback, ObservationWrapperAndNoCode) {
                 .rfind("Could not extract a kernel from your response: the reply contains no fenced code block.", 0),
             0u);
   verdict v;
-  v.outcome = "infra_error";
+  v.decided.outcome = eval_outcome::infra_error;
   EXPECT_TRUE(is_infra_verdict(v));
   EXPECT_EQ(assess_verdict(v, 1.2).event, turn_event::infra_error);
 }

@@ -94,7 +94,7 @@ TEST_F(SweepTest, KillNineMidSweepThenTheSameCommandFinishesEveryTrajectoryExact
     for (int k = 0; k < 4; ++k) {
       EXPECT_EQ(msgs[2 + 2 * k]["extra"]["turn"], k);
       EXPECT_EQ(msgs[3 + 2 * k]["extra"]["turn"], k);
-      EXPECT_EQ(msgs[3 + 2 * k]["extra"]["ptxbench"]["label"], "correct");
+      EXPECT_EQ(msgs[3 + 2 * k]["extra"]["ptxbench"]["label"], "passed");
     }
   }
   EXPECT_EQ(files, 12);
@@ -167,7 +167,7 @@ TEST_F(SweepTest, ReplayModelRunsTheLoopWithoutAnyKey) {
   ASSERT_TRUE(t) << t.err().message;
   EXPECT_EQ(t->exit_status(), "Submitted");
   const auto& last = t->json()["messages"][5]["extra"];
-  EXPECT_EQ(last["ptxbench"]["label"], "correct");
+  EXPECT_EQ(last["ptxbench"]["label"], "passed");
   EXPECT_TRUE(last["ptxbench"]["target_correct"].get<bool>());
   EXPECT_EQ(m_server.requests(), 0);
 }

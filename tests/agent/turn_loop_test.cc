@@ -31,10 +31,10 @@ std::string valid_kernel_reply(const std::string& extra_marker) {
 }
 
 // Fails its first `failures` evaluations with an infrastructure error, then delegates.
-class flaky_evaluator final : public eval::evaluator {
+class flaky_evaluator final : public evaluator {
  public:
-  flaky_evaluator(int failures, const suite* s) : m_failures(failures), m_inner(make_fake_evaluator(s, 0)) {}
-  result<eval::verdict> evaluate(const eval::eval_request& r) override {
+  flaky_evaluator(int failures, const suite* s) : m_failures(failures), m_inner(make_fake_evaluator(0)) {}
+  result<verdict> evaluate(const eval_request& r) override {
     ++calls;
     if (m_failures-- > 0) return make_error("GPU 0 fell off the bus");
     return m_inner->evaluate(r);
@@ -43,7 +43,7 @@ class flaky_evaluator final : public eval::evaluator {
 
  private:
   int m_failures;
-  std::unique_ptr<eval::evaluator> m_inner;
+  std::unique_ptr<evaluator> m_inner;
 };
 
 class TurnLoopTest : public ::testing::Test {
@@ -78,13 +78,12 @@ class TurnLoopTest : public ::testing::Test {
     return sp;
   }
 
-  trajectory_result run(const trajectory_spec& sp, eval::evaluator* evaluator = nullptr) {
+  trajectory_result run(const trajectory_spec& sp, evaluator* custom = nullptr) {
     auto p = make_provider(m_model, "", {nullptr, nullptr, [](double) {}});
     EXPECT_TRUE(p);
-    const suite* s = &*m_suite;
-    auto slots = eval_slots::create(1, [&](int) -> result<std::unique_ptr<eval::evaluator>> {
-      if (evaluator) return std::unique_ptr<eval::evaluator>(new forwarding(evaluator));
-      return make_fake_evaluator(s, 0);
+    auto slots = eval_slots::create(1, [&](int) -> result<std::unique_ptr<evaluator>> {
+      if (custom) return std::unique_ptr<evaluator>(new forwarding(custom));
+      return make_fake_evaluator(0);
     });
     EXPECT_TRUE(slots);
     loop_services svc{p->get(), slots->get(), builtin_prompt, nullptr,
@@ -98,10 +97,10 @@ class TurnLoopTest : public ::testing::Test {
     return t ? t->json() : ordered_json();
   }
 
-  struct forwarding final : eval::evaluator {
-    explicit forwarding(eval::evaluator* e) : inner(e) {}
-    result<eval::verdict> evaluate(const eval::eval_request& r) override { return inner->evaluate(r); }
-    eval::evaluator* inner;
+  struct forwarding final : evaluator {
+    explicit forwarding(evaluator* e) : inner(e) {}
+    result<verdict> evaluate(const eval_request& r) override { return inner->evaluate(r); }
+    evaluator* inner;
   };
 
   fake_llm_server m_server;
@@ -138,19 +137,19 @@ TEST_F(TurnLoopTest, FourScriptedRepliesWithoutAGpu) {
 
   auto fb = [&](int k) -> const ordered_json& { return msgs[3 + 2 * k]; };
   EXPECT_EQ(fb(0)["extra"]["event"], "no_code");
-  EXPECT_EQ(fb(0)["extra"]["ptxbench"]["label"], "extraction_error");
+  EXPECT_EQ(fb(0)["extra"]["ptxbench"]["label"], "no_code");
   EXPECT_EQ(fb(0)["content"].get<std::string>().rfind(
                 "<returncode>1</returncode>\n<output>\nCould not extract a kernel from your response: the reply contains "
                 "no fenced code block.", 0), 0u) << fb(0)["content"];
   EXPECT_TRUE(fb(0)["extra"]["ptxbench"]["verdict"].is_null());
 
   EXPECT_EQ(fb(1)["extra"]["event"], "gate_rejected");
-  EXPECT_EQ(fb(1)["extra"]["ptxbench"]["label"], "gate_rejected");
+  EXPECT_EQ(fb(1)["extra"]["ptxbench"]["label"], "rejected");
   EXPECT_NE(fb(1)["content"].get<std::string>().find("ERROR: Your kernel was rejected"), std::string::npos);
   EXPECT_EQ(fb(1)["extra"]["ptxbench"]["verdict"]["deciding_stage"], "source_gate");
 
   EXPECT_EQ(fb(2)["extra"]["event"], "evaluation");
-  EXPECT_EQ(fb(2)["extra"]["ptxbench"]["label"], "compilation_error");
+  EXPECT_EQ(fb(2)["extra"]["ptxbench"]["label"], "compile_error");
   EXPECT_EQ(fb(2)["extra"]["ptxbench"]["verdict"]["status"], "COMPILE_ERROR");
   EXPECT_NE(fb(2)["content"].get<std::string>().find("Failed to compile kernel"), std::string::npos);
   EXPECT_EQ(fb(2)["extra"]["ptxbench"]["code_block"]["fence_tag"], "cpp");
@@ -177,7 +176,7 @@ TEST_F(TurnLoopTest, OnAGpuTheValidKernelIsCorrectButNotTargetCorrect) {
   auto r = run(spec(1, true));
   ASSERT_EQ(r.end, trajectory_end::limits_exceeded) << r.message;
   auto fb = saved()["messages"][3];
-  EXPECT_EQ(fb["extra"]["ptxbench"]["label"], "correct");
+  EXPECT_EQ(fb["extra"]["ptxbench"]["label"], "passed");
   EXPECT_FALSE(fb["extra"]["ptxbench"]["target_correct"].get<bool>());
   EXPECT_EQ(fb["extra"]["ptxbench"]["target_verdict"], "absent_in_sass");
   EXPECT_DOUBLE_EQ(fb["extra"]["min_speedup"].get<double>(), 0.85);
@@ -321,10 +320,10 @@ TEST_F(TurnLoopTest, FourScriptedRepliesThroughTheRealCheckMode) {
   ASSERT_EQ(r.end, trajectory_end::limits_exceeded) << r.message;
   auto msgs = saved()["messages"];
   auto fb = [&](int k) { return msgs[3 + 2 * k]; };
-  EXPECT_EQ(fb(0)["extra"]["ptxbench"]["label"], "extraction_error");
-  EXPECT_EQ(fb(1)["extra"]["ptxbench"]["label"], "gate_rejected") << fb(1)["content"];
+  EXPECT_EQ(fb(0)["extra"]["ptxbench"]["label"], "no_code");
+  EXPECT_EQ(fb(1)["extra"]["ptxbench"]["label"], "rejected") << fb(1)["content"];
   EXPECT_NE(fb(1)["content"].get<std::string>().find("cublas"), std::string::npos) << fb(1)["content"];
-  EXPECT_EQ(fb(2)["extra"]["ptxbench"]["label"], "compilation_error") << fb(2)["content"];
+  EXPECT_EQ(fb(2)["extra"]["ptxbench"]["label"], "compile_error") << fb(2)["content"];
   EXPECT_NE(fb(2)["content"].get<std::string>().find("undeclared_bias"), std::string::npos) << fb(2)["content"];
   EXPECT_NE(fb(2)["content"].get<std::string>().find("Failed to compile kernel"), std::string::npos);
   EXPECT_EQ(fb(3)["extra"]["ptxbench"]["label"], "built") << fb(3)["content"];
@@ -355,9 +354,9 @@ TEST_F(TurnLoopTest, OnTheGpuTheRealPipelineJudgesTheScriptedKernels) {
   std::filesystem::remove_all(cache);
   ASSERT_EQ(r.end, trajectory_end::limits_exceeded) << r.message;
   auto msgs = saved()["messages"];
-  EXPECT_EQ(msgs[3]["extra"]["ptxbench"]["label"], "compilation_error");
+  EXPECT_EQ(msgs[3]["extra"]["ptxbench"]["label"], "compile_error");
   const auto& last = msgs[5]["extra"];
-  EXPECT_EQ(last["ptxbench"]["label"], "correct") << msgs[5]["content"];
+  EXPECT_EQ(last["ptxbench"]["label"], "passed") << msgs[5]["content"];
   EXPECT_FALSE(last["ptxbench"]["target_correct"].get<bool>());
   EXPECT_GT(last["ptxbench"]["speedup"].get<double>(), 0.0);
   EXPECT_EQ(last["traces"].size(), 1u);

@@ -14,9 +14,9 @@
 namespace ptxbench::build {
 namespace {
 
-std::vector<eval::gate_finding> gate(const std::string& code) { return check_sources({{"kernel.cu", code}}); }
+std::vector<gate_finding> gate(const std::string& code) { return check_sources({{"kernel.cu", code}}); }
 
-int measurement_findings(const std::vector<eval::gate_finding>& f) {
+int measurement_findings(const std::vector<gate_finding>& f) {
   int n = 0;
   for (const auto& x : f) n += x.rule == "measurement-machinery";
   return n;

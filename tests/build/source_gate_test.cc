@@ -7,7 +7,7 @@
 namespace ptxbench::build {
 namespace {
 
-std::vector<eval::gate_finding> gate(const std::string& code) { return check_sources({{"kernel.cu", code}}); }
+std::vector<gate_finding> gate(const std::string& code) { return check_sources({{"kernel.cu", code}}); }
 
 source_file fixture(const std::string& name) {
   auto text = read_file(testing::fixtures_dir() / "kernels" / name, 1u << 20);

@@ -5,6 +5,8 @@
 #include "core/file_io.h"
 #include "eval/coverage.h"
 #include "test_support.h"
+#include "verdict/harness_protocol.h"
+#include "verdict/verdict_json.h"
 
 namespace ptxbench::eval {
 namespace {
@@ -161,10 +163,10 @@ TEST(Coverage, EvidenceRoundTripsThroughJson) {
 
 verdict passed_verdict(const coverage_evidence& ev) {
   verdict v;
-  v.mode = "eval";
+  v.mode = eval_mode::eval;
   v.task = "gemm_n7168_k5120";
   v.target = "h200";
-  v.status = eval_status::PASSED;
+  v.decided = {eval_outcome::passed, std::nullopt, "passed", ""};
   v.targets.target = "h200";
   v.targets.required_families = k_hopper;
   v.targets.verdict = target_verdict::executed;
@@ -172,9 +174,11 @@ verdict passed_verdict(const coverage_evidence& ev) {
   int64_t gmma = 0;  // the per-opcode count agrees with the source page
   for (const auto& i : ev.instructions)
     if (i.family == "GMMA") gmma += i.thread_pred_on;
-  v.targets.dynamic_counts = family_counts{{"GMMA", gmma}, {"TMA", 0}};
-  v.stages.push_back({stage_id::dynamic_check, stage_outcome::passed, 1.0, "1 kernel launch(es) profiled",
-                      ordered_json{{"coverage_evidence", to_json(ev)}}});
+  v.targets.dynamic.counts = family_counts{{"GMMA", gmma}, {"TMA", 0}};
+  v.targets.dynamic.method = "ncu";
+  v.targets.dynamic.ran = true;
+  v.targets.dynamic.evidence = ev;
+  v.stages.push_back({stage_id::dynamic_check, stage_outcome::passed, 1.0, "1 kernel launch(es) profiled"});
   return v;
 }
 
@@ -214,8 +218,8 @@ TEST(ApplyCoverage, WithoutEvidence) {
   EXPECT_EQ(deferred.targets.coverage["GMMA"].reason, "not established: the runtime check was not run");
 
   auto no_evidence = passed_verdict({});
-  no_evidence.stages.back().details = ordered_json::object();
-  no_evidence.targets.dynamic_counts = family_counts{{"GMMA", 128}, {"TMA", 0}};
+  no_evidence.targets.dynamic.evidence.reset();
+  no_evidence.targets.dynamic.counts = family_counts{{"GMMA", 128}, {"TMA", 0}};
   apply_coverage(no_evidence, gemm(), *h200, 0.5);
   EXPECT_FALSE(no_evidence.targets.coverage["GMMA"].fraction.has_value());
   EXPECT_NE(no_evidence.targets.coverage["GMMA"].reason.find("recorded no coverage evidence"), std::string::npos)
@@ -243,6 +247,43 @@ TEST(ApplyCoverage, VerdictJsonKeepsCoverage) {
   EXPECT_EQ(back->targets.coverage["GMMA"].done, 16384.0);
   EXPECT_FALSE(back->target_correct());
   EXPECT_EQ(back->targets.coverage["TMA"].fraction, std::optional<double>(0.0));
+}
+
+TEST(ApplyCoverage, EvidenceTravelsInTheHarnessResultsRuntimeCounts) {
+  // The harness puts the evidence in the runtime counts of its result; merge_into hands it to the
+  // verdict, where apply_coverage finds it.
+  gpu_stage_result r;
+  r.id = "c0";
+  r.decided = {eval_outcome::passed, std::nullopt, "passed", ""};
+  r.dynamic.counts = family_counts{{"GMMA", 128}, {"TMA", 0}};  // one HGMMA.64x8x16 in one warpgroup
+  r.dynamic.method = "ncu";
+  r.dynamic.ran = true;
+  r.dynamic.evidence = evidence_from_ncu_output(fixture("synthetic_token_wgmma_source_page.csv"), "", "");
+  auto back = gpu_stage_result_from_json(ordered_json::parse(to_json(r).dump()));
+  ASSERT_TRUE(back.ok()) << back.err().message;
+  ASSERT_TRUE(back->dynamic.evidence.has_value());
+  EXPECT_EQ(back->dynamic.evidence->instructions.size(), r.dynamic.evidence->instructions.size());
+  verdict v;
+  v.targets.required_families = k_hopper;
+  merge_into(*back, v);
+  v.targets.verdict = target_verdict::executed;
+  apply_coverage(v, gemm(), *the_suite().find_target("h200"), std::nullopt);
+  ASSERT_TRUE(v.targets.coverage["GMMA"].fraction.has_value()) << v.targets.coverage["GMMA"].reason;
+  EXPECT_EQ(v.targets.coverage["GMMA"].done, 16384.0);
+}
+
+TEST(ApplyCoverage, MalformedEvidenceReadsAsUnknownWithTheReason) {
+  ordered_json j = ordered_json::object();
+  write_runtime_counts(runtime_counts{}, j);
+  EXPECT_TRUE(j["dynamic_coverage_evidence"].is_null());
+  EXPECT_FALSE(read_runtime_counts(j).evidence.has_value());
+  j["dynamic_coverage_evidence"] = ordered_json::parse(R"({"instructions": [{"kernel": 1}]})");
+  auto r = read_runtime_counts(j);
+  ASSERT_TRUE(r.evidence.has_value());
+  EXPECT_TRUE(r.evidence->instructions.empty());
+  EXPECT_NE(r.evidence->instructions_missing.find("kernel"), std::string::npos) << r.evidence->instructions_missing;
+  auto c = compute_coverage(k_hopper, gemm().work, *r.evidence);
+  EXPECT_FALSE(c["GMMA"].fraction.has_value());
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 
 #include "core/file_io.h"
 #include "core/json_check.h"
-#include "eval/harness_protocol.h"
+#include "verdict/harness_protocol.h"
+#include "verdict/verdict_json.h"
 #include "eval/physical_floor.h"
 #include "eval/timing_stats.h"
 #include "suite/task.h"
@@ -158,6 +159,19 @@ TEST(FloorInTiming, TheMessageSaysWhatWasImpossible) {
 
 TEST(FloorInTiming, ZeroFloorDisablesTheCheck) {
   EXPECT_FALSE(find_below_floor({{0.73, 0.001, 0.0}}, {0, 0.1}, 0).has_value());
+}
+
+TEST(FloorInTiming, TheTimingSummaryCarriesTheFloor) {
+  // The harness records the floor every timed call was above in the timing summary it returns.
+  timing_summary ts;
+  EXPECT_TRUE(to_json(ts)["physical_floor"].is_null());
+  EXPECT_FALSE(timing_from_json(to_json(ts)).floor.has_value());
+  ts.floor = physical_floor_for(inputs_for("gemm_n7168_k5120", "h200"), k_h200_l2_bytes);
+  auto back = timing_from_json(ordered_json::parse(to_json(ts).dump()));
+  ASSERT_TRUE(back.floor.has_value());
+  EXPECT_EQ(back.floor->floor_ms, ts.floor->floor_ms);
+  EXPECT_EQ(back.floor->dram_bytes, 222298112.0);
+  EXPECT_EQ(back.floor->basis, ts.floor->basis);
 }
 
 }  // namespace

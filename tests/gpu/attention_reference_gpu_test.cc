@@ -6,9 +6,9 @@
 #include <cmath>
 #include <tuple>
 
-#include "eval/attention_cpu_reference.h"
-#include "gpu/attention_reference.h"
-#include "gpu/seeded_fill.h"
+#include "baselines/attention_cpu_reference.h"
+#include "baselines/attention_reference.h"
+#include "baselines/seeded_fill.h"
 #include "gpu_test_support.h"
 
 namespace ptxbench::gpu {
@@ -38,16 +38,16 @@ TEST_P(GpuReferenceVsCpu, ForwardAndBackwardAgree) {
                                            dq.get(), dk.get(), dv.get(), nullptr)
                   .ok());
 
-  const eval::attention_shape shape{heads, s, d, causal, dims.scale};
+  const baselines::attention_shape shape{heads, s, d, causal, dims.scale};
   const std::vector<float> hq = to_float(q.to_host()), hk = to_float(k.to_host()), hv = to_float(v.to_host());
-  auto fwd = eval::attention_forward_cpu(hq, hk, hv, shape);
+  auto fwd = baselines::attention_forward_cpu(hq, hk, hv, shape);
   ASSERT_TRUE(fwd.ok());
   EXPECT_TRUE(all_close(o.to_host(), fwd->o, 1e-5, 1e-4)) << "O";
   EXPECT_TRUE(all_close(lse.to_host(), fwd->lse, 1e-5, 1e-5)) << "LSE";
 
   // The backward on both sides starts from the same bf16 O and fp32 L, as a backward task does.
   const std::vector<float> gpu_lse = lse.to_host();
-  auto bwd = eval::attention_backward_cpu(hq, hk, hv, to_float(o_bf16.to_host()), to_float(d_o.to_host()), gpu_lse,
+  auto bwd = baselines::attention_backward_cpu(hq, hk, hv, to_float(o_bf16.to_host()), to_float(d_o.to_host()), gpu_lse,
                                           shape);
   ASSERT_TRUE(bwd.ok()) << bwd.err().message;
   EXPECT_TRUE(all_close(dq.to_host(), bwd->dq, 1e-5, 1e-4)) << "dQ";

@@ -16,9 +16,9 @@
 #include <sstream>
 #include <string>
 
-#include "gpu/cudnn_graph_builder.h"
-#include "gpu/cudnn_plan.h"
-#include "gpu/cudnn_sdpa_graph.h"
+#include "baselines/cudnn_graph_builder.h"
+#include "baselines/cudnn_plan.h"
+#include "baselines/cudnn_sdpa_graph.h"
 #include "gpu_test_support.h"
 
 namespace ptxbench::gpu::cudnn {

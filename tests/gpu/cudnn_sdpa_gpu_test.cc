@@ -8,10 +8,10 @@
 #include <string>
 #include <tuple>
 
-#include "gpu/attention_reference.h"
-#include "gpu/cudnn_sdpa.h"
-#include "gpu/cudnn_sdpa_executable.h"
-#include "gpu/seeded_fill.h"
+#include "baselines/attention_reference.h"
+#include "baselines/cudnn_sdpa.h"
+#include "baselines/cudnn_sdpa_executable.h"
+#include "baselines/seeded_fill.h"
 #include "gpu_test_support.h"
 
 namespace ptxbench::gpu {

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <string>
 
-#include "gpu/cudnn_sdpa.h"
-#include "gpu/cudnn_sdpa_executable.h"
-#include "gpu/cudnn_sdpa_request.h"
+#include "baselines/cudnn_sdpa.h"
+#include "baselines/cudnn_sdpa_executable.h"
+#include "baselines/cudnn_sdpa_request.h"
 
 namespace ptxbench::gpu {
 namespace {

@@ -31,8 +31,8 @@ TEST_F(PackGemmExample, MatchesHostReferenceOnRaggedShape) {
   PTXBENCH_CUDA_OK(db.upload(b));
   PTXBENCH_CUDA_OK(cudaMemset(dc.ptr, 0xff, M * N * 2));
   const ptxbench_tensor args[3] = {make_arg(da.ptr, M, K, 0), make_arg(db.ptr, N, K, 0), make_arg(dc.ptr, M, N, 1)};
-  const char* err = ptxbench_entry_run(args, 3, nullptr);
-  ASSERT_EQ(err, nullptr) << err;
+  const char* err = nullptr;
+  ASSERT_EQ(ptxbench_entry_run(args, 3, nullptr, &err), PTXBENCH_OK) << err;
   PTXBENCH_CUDA_OK(cudaDeviceSynchronize());
   std::vector<uint16_t> got;
   PTXBENCH_CUDA_OK(dc.download(got));
@@ -53,7 +53,8 @@ TEST_F(PackGemmExample, MatchesHostReferenceOnRaggedShape) {
 TEST_F(PackGemmExample, RejectsMismatchedShapesWithAMessage) {
   device_buffer<uint16_t> d(64 * 64);
   const ptxbench_tensor args[3] = {make_arg(d.ptr, 64, 64, 0), make_arg(d.ptr, 64, 32, 0), make_arg(d.ptr, 64, 64, 1)};
-  const char* err = ptxbench_entry_run(args, 3, nullptr);
+  const char* err = nullptr;
+  EXPECT_EQ(ptxbench_entry_run(args, 3, nullptr, &err), PTXBENCH_ERROR_SHAPE);
   ASSERT_NE(err, nullptr);
   EXPECT_NE(std::string(err).find("shape mismatch"), std::string::npos) << err;
 }

@@ -1,5 +1,5 @@
 // GPU tests of the sm90a wrappers that the TMA, sync and wgmma suites do not call directly, so that
-// every wrapper in packs/sm90a/include/ptxkit runs on the GPU with a checked result:
+// every Hopper wrapper (packs/common/include/ptxkit, packs/sm90a/include/ptxkit) runs on the GPU with a checked result:
 // common.cuh's helpers, fence_proxy_async before a bulk store, a named_barrier_arrive ping-pong,
 // mbar_inval and re-initialisation, cluster_arrive/cluster_wait with a fence_acq_rel_cluster message
 // over DSMEM, tma_load_3d_multicast, and store_acc_bf16's clipping.

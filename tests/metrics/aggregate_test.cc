@@ -6,7 +6,7 @@
 namespace ptxbench::metrics {
 namespace {
 
-turn_record turn(std::string traj, std::string variant, int t, turn_label label, std::optional<double> speedup = {},
+turn_record turn(std::string traj, std::string variant, int t, eval_outcome label, std::optional<double> speedup = {},
                  std::string verdict = "") {
   turn_record r;
   r.model = "m";
@@ -25,18 +25,18 @@ turn_record turn(std::string traj, std::string variant, int t, turn_label label,
 
 // Variant A: a0, a1; variant B: b0. Counted turns: 3 + 3 + 3 = 9 (a1's infra error is not a turn).
 std::vector<turn_record> hand_made() {
-  using L = turn_label;
+  using L = eval_outcome;
   return {
-      turn("a0", "A", 0, L::compilation_error),
-      turn("a0", "A", 1, L::correct, 0.5, "executed"),
-      turn("a0", "A", 2, L::correct, 1.2, "profile_error"),  // correct, but never target-correct
-      turn("a1", "A", 0, L::correct, 0.8, "not_executed"),
+      turn("a0", "A", 0, L::compile_error),
+      turn("a0", "A", 1, L::passed, 0.5, "executed"),
+      turn("a0", "A", 2, L::passed, 1.2, "profile_error"),  // correct, but never target-correct
+      turn("a1", "A", 0, L::passed, 0.8, "not_executed"),
       turn("a1", "A", 1, L::infra_error),
-      turn("a1", "A", 1, L::numerical_error),
+      turn("a1", "A", 1, L::incorrect_numerical),
       turn("a1", "A", 2, L::timeout),
       turn("b0", "B", 0, L::runtime_error),
-      turn("b0", "B", 1, L::correct, 0.9, "executed"),
-      turn("b0", "B", 2, L::correct, 1.1, "executed"),
+      turn("b0", "B", 1, L::passed, 0.9, "executed"),
+      turn("b0", "B", 2, L::passed, 1.1, "executed"),
   };
 }
 

@@ -19,7 +19,7 @@ turn_record turn(int n, bool target_correct, std::optional<double> coverage) {
   r.exp_dir = "/r";
   r.trajectory = "t" + std::to_string(n);
   r.turn = 0;
-  r.label = turn_label::correct;
+  r.label = eval_outcome::passed;
   r.target_correct = target_correct;
   r.coverage = coverage;
   return r;
@@ -71,7 +71,7 @@ TEST(CoverageMetrics, TheReaderTakesTheBestCoverageFromTheEmbeddedVerdict) {
       {"role": "system", "content": "s"}, {"role": "user", "content": "u"},
       {"role": "assistant", "content": "```cuda\nk\n```"},
       {"role": "user", "content": "feedback", "extra": {"turn": 0, "all_passed": true, "ptxbench": {
-        "label": "correct", "target_verdict": "executed", "target_correct": true, "speedup": 0.9,
+        "label": "passed", "target_verdict": "executed", "target_correct": true, "speedup": 0.9,
         "verdict": {"message": "correct", "target_instructions": {"coverage": {
           "GMMA": {"fraction": 0.999, "unit": "flop"}, "TMA": {"fraction": null, "unit": "byte"}}}}}}}
     ]})");

@@ -67,7 +67,7 @@ TEST(MetricsHtmlReport, UpstreamRowsHaveNoLinks) {
   auto in = load_inputs(spec);
   ASSERT_TRUE(in);
   auto html = render_html_report(*in, {});
-  EXPECT_EQ(count(html, "<span class=\"cell"), 864u + 10u);  // every turn, plus the 10-label legend
+  EXPECT_EQ(count(html, "<span class=\"cell"), 864u + k_all_outcomes.size());  // every turn, plus the legend
   EXPECT_EQ(count(html, "<a class=\"cell"), 0u);
   EXPECT_NE(html.find("Claude Opus 4.8"), std::string::npos);
 }

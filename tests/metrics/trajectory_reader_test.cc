@@ -38,7 +38,7 @@ TEST(MetricsTrajectory, ReadsEveryTurnFromStructuredFields) {
   EXPECT_EQ(good.trajectory, "base-t0");
   EXPECT_EQ(good.exp_dir, run_dir().string());
   EXPECT_EQ(good.turn, 1);
-  EXPECT_EQ(good.label, turn_label::correct);
+  EXPECT_EQ(good.label, eval_outcome::passed);
   EXPECT_TRUE(good.target_correct);
   EXPECT_DOUBLE_EQ(*good.speedup, 0.62);
   EXPECT_EQ(good.target_verdict, "executed");
@@ -56,11 +56,11 @@ TEST(MetricsTrajectory, ReadsEveryTurnFromStructuredFields) {
 
   const auto& t1 = run->trajectories[1];
   ASSERT_EQ(t1.turns.size(), 4u);  // the infra error and its retry share turn 1
-  EXPECT_EQ(t1.turns[0].label, turn_label::extraction_error);
-  EXPECT_EQ(t1.turns[1].label, turn_label::infra_error);
+  EXPECT_EQ(t1.turns[0].label, eval_outcome::no_code);
+  EXPECT_EQ(t1.turns[1].label, eval_outcome::infra_error);
   EXPECT_EQ(t1.turns[1].turn, 1);
   EXPECT_FALSE(t1.turns[1].counted());
-  EXPECT_EQ(t1.turns[2].label, turn_label::gate_rejected);
+  EXPECT_EQ(t1.turns[2].label, eval_outcome::rejected);
   EXPECT_EQ(t1.turns[2].turn, 1);
 }
 
@@ -107,7 +107,7 @@ TEST(MetricsTrajectory, RejectsContradictionsWithTheJsonPath) {
   j["messages"][5]["extra"]["ptxbench"]["label"] = "ok";
   auto a = trajectory_from_json(j, "x", "run");
   ASSERT_FALSE(a);
-  EXPECT_EQ(a.err().message.rfind("messages[5].extra.ptxbench.label: unknown label 'ok' (expected one of: correct,", 0), 0u)
+  EXPECT_EQ(a.err().message.rfind("messages[5].extra.ptxbench.label: unknown label 'ok' (expected one of: passed,", 0), 0u)
       << a.err().message;
 
   j = fixture_json("base-t0.json");
@@ -178,7 +178,7 @@ TEST(MetricsTrajectory, RecordsExportAsCsvAndJson) {
             "model,target,arch,definition,exp_dir,variant,trajectory,turn,label,source_label,correct,target_correct,"
             "speedup,target_verdict,arch_tag,static_counts,dynamic_counts,reasoning_tokens,completion_tokens,"
             "latency_s,cost_usd,coverage");
-  EXPECT_NE(csv.find(",base-t0,1,correct,correct,1,1,0.62,executed,,GMMA=24;TMA=2,GMMA=1048576;TMA=4096,3400,3900,63,0.02,\n"),
+  EXPECT_NE(csv.find(",base-t0,1,passed,correct,1,1,0.62,executed,,GMMA=24;TMA=2,GMMA=1048576;TMA=4096,3400,3900,63,0.02,\n"),
             std::string::npos)
       << csv;
   auto j = records_to_json(records);

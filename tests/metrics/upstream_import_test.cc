@@ -103,10 +103,10 @@ TEST(MetricsUpstream, VariantBlocksReproduceThePromptAblation) {
 }
 
 TEST(MetricsUpstream, MapsLabelsAndVariants) {
-  EXPECT_EQ(upstream_label("Kernel Execution Timeout"), turn_label::timeout);
-  EXPECT_EQ(upstream_label("Sanitize Timeout"), turn_label::timeout);
-  EXPECT_EQ(upstream_label("Other error"), turn_label::other_error);
-  EXPECT_FALSE(upstream_label("correct"));
+  EXPECT_EQ(outcome_from_upstream_label("Kernel Execution Timeout"), eval_outcome::timeout);
+  EXPECT_EQ(outcome_from_upstream_label("Sanitize Timeout"), eval_outcome::timeout);
+  EXPECT_EQ(outcome_from_upstream_label("Other error"), eval_outcome::other_error);
+  EXPECT_FALSE(outcome_from_upstream_label("correct"));
   EXPECT_EQ(upstream_variant("exp_006", 4), "exp_004-007");
   EXPECT_EQ(upstream_variant("exp_011", 4), "exp_008-011");
   EXPECT_EQ(upstream_variant("exp_006", 0), "");

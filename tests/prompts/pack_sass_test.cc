@@ -53,7 +53,9 @@ std::string probe_sass(const char* pack, const char* gencode, const char* probe,
   const auto cubin = dir / "probe.cubin";
   auto built =
       run_process({.argv = {nvcc->string(), "-std=c++17", std::string("-gencode=") + gencode, "-I",
-                            (source_root() / "packs" / pack / "include").string(), "-cubin",
+                            (source_root() / "packs" / "common" / "include").string(), "-I",
+                            (source_root() / "packs" / pack / "include").string(), "-I",
+                            (source_root() / "packs" / "common" / "include" / "ptxkit").string(), "-cubin",
                             (source_root() / "tests" / "fixtures" / "packs" / probe).string(), "-o", cubin.string()},
                    .timeout_s = 600,
                    .merge_stderr = true});

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/file_io.h"
+#include "core/sha256.h"
 #include "prompt_test_support.h"
 #include "prompts/variant_manifest.h"
 #include "suite/task.h"
@@ -50,6 +52,27 @@ TEST_F(PromptRenderer, EveryVariantAndAblationOfEveryTaskAndTargetRenders) {
       }
     }
   EXPECT_GE(rendered, 100);
+}
+
+TEST_F(PromptRenderer, RenderingsAreUnchangedByteForByte) {
+  // The fixture holds the sha256 of every message as rendered before the headers both packs share
+  // moved to packs/common: moving files must not change one byte of what a model reads.
+  auto text = read_text_file(ptxbench::testing::fixtures_dir() / "prompts" / "rendered_sha256.json", 1u << 20);
+  ASSERT_TRUE(text.ok()) << text.err().message;
+  auto fixture = parse_json(*text, "rendered_sha256.json");
+  ASSERT_TRUE(fixture.ok());
+  const auto& expected = (*fixture)["renderings"];
+  ASSERT_GE(expected.size(), 190u);
+  for (const auto& [key, hashes] : expected.items()) {
+    const auto first = key.find('/'), second = key.find('/', first + 1);
+    const std::string task_name = key.substr(0, first), target_name = key.substr(first + 1, second - first - 1);
+    const task* t = suite_->find_task(task_name);
+    ASSERT_NE(t, nullptr) << key;
+    auto p = render_prompt(*suite_, *t, key.substr(second + 1), target(target_name), repo_root() / "packs");
+    ASSERT_TRUE(p.ok()) << key << ": " << p.err().message;
+    EXPECT_EQ(sha256_hex(p->system), hashes["system"].get<std::string>()) << key << ": system message changed";
+    EXPECT_EQ(sha256_hex(p->user), hashes["user"].get<std::string>()) << key << ": user message changed";
+  }
 }
 
 TEST_F(PromptRenderer, MessagesCarryInstructionsPackExampleAndTask) {

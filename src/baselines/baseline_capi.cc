@@ -1,0 +1,91 @@
+// A C API over PTXBench's vendor baselines, so a benchmark script can run our baseline and another
+// implementation (PyTorch) side by side in one process, on the same tensors, alternating calls.
+// Used by bench/baseline_vs_torch.py; not part of the evaluation pipeline.
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "baselines/baseline.h"
+#include "suite/task.h"
+
+using namespace ptxbench;
+
+namespace {
+
+struct handle {
+  std::unique_ptr<gpu::baseline> impl;
+  std::vector<gpu::device_tensor> inputs, outputs;  // shapes and dtypes; data pointers per call
+  std::string description;
+};
+
+void set_error(char* err, int len, const std::string& message) {
+  if (err && len > 0) {
+    std::strncpy(err, message.c_str(), static_cast<std::size_t>(len - 1));
+    err[len - 1] = '\0';
+  }
+}
+
+std::vector<gpu::device_tensor> views(const std::vector<tensor_spec>& specs, const std::map<std::string, int64_t>& axes,
+                                      void** data) {
+  std::vector<gpu::device_tensor> out;
+  for (std::size_t i = 0; i < specs.size(); ++i) out.push_back({data[i], specs[i].type, concrete_shape(specs[i], axes)});
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+/// Creates the task's baseline on the current device and tunes it on the given buffers (inputs then
+/// outputs in definition order, contiguous). Returns NULL and fills err on failure.
+__attribute__((visibility("default"))) void* ptxb_baseline_create(const char* suite_root, const char* task_name,
+                                                                   void** inputs, void** outputs, void* stream,
+                                                                   const char* cache_dir, char* err, int err_len) {
+  try {
+    auto s = load_suite(suite_root);
+    if (!s) return set_error(err, err_len, s.err().message), nullptr;
+    const task* t = s->find_task(task_name);
+    if (!t) return set_error(err, err_len, fmt::format("unknown task '{}'", task_name)), nullptr;
+    auto axes = resolve_axes(t->wl, t->def);
+    auto h = std::make_unique<handle>();
+    h->inputs = views(t->def.inputs, axes, inputs);
+    h->outputs = views(t->def.outputs, axes, outputs);
+    int device = 0;
+    cudaGetDevice(&device);
+    gpu::baseline_request req{t->baseline, axes, t->baseline_options, device, cache_dir ? cache_dir : ""};
+    auto b = gpu::make_baseline(req, h->inputs, h->outputs, static_cast<cudaStream_t>(stream));
+    if (!b) return set_error(err, err_len, b.err().message), nullptr;
+    h->impl = std::move(*b);
+    h->description = h->impl->description();
+    return h.release();
+  } catch (const std::exception& e) {
+    set_error(err, err_len, e.what());
+    return nullptr;
+  }
+}
+
+/// Enqueues one call on `stream` with new data pointers. Returns 0, or -1 with err filled.
+__attribute__((visibility("default"))) int ptxb_baseline_run(void* hp, void** inputs, void** outputs, void* stream,
+                                                             char* err, int err_len) {
+  auto* h = static_cast<handle*>(hp);
+  try {
+    for (std::size_t i = 0; i < h->inputs.size(); ++i) h->inputs[i].data = inputs[i];
+    for (std::size_t i = 0; i < h->outputs.size(); ++i) h->outputs[i].data = outputs[i];
+    h->impl->run(h->inputs, h->outputs, static_cast<cudaStream_t>(stream));
+    return 0;
+  } catch (const std::exception& e) {
+    set_error(err, err_len, e.what());
+    return -1;
+  }
+}
+
+__attribute__((visibility("default"))) const char* ptxb_baseline_describe(void* hp) {
+  return static_cast<handle*>(hp)->description.c_str();
+}
+
+__attribute__((visibility("default"))) void ptxb_baseline_destroy(void* hp) { delete static_cast<handle*>(hp); }
+
+}  // extern "C"

@@ -1,0 +1,244 @@
+#include "gpu/harness/harness.h"
+
+#include <unistd.h>
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "gpu/common/cuda_check.h"
+#include "gpu/harness/environment.h"
+
+namespace ptxbench::gpu {
+
+std::vector<guarded_buffer*> tensor_set::input_ptrs() const {
+  std::vector<guarded_buffer*> out;
+  for (const auto& b : inputs) out.push_back(b.get());
+  return out;
+}
+
+std::vector<ipc_tensor> tensor_set::describe() const {
+  std::vector<ipc_tensor> out;
+  for (const auto& b : inputs) out.push_back(b->describe());
+  for (const auto& b : outputs) out.push_back(b->describe());
+  return out;
+}
+
+std::vector<device_tensor> tensor_set::input_views() const {
+  std::vector<device_tensor> out;
+  for (const auto& b : inputs) out.push_back({b->data(), b->type(), b->shape()});
+  return out;
+}
+
+std::vector<device_tensor> tensor_set::output_views() const {
+  std::vector<device_tensor> out;
+  for (const auto& b : outputs) out.push_back({b->data(), b->type(), b->shape()});
+  return out;
+}
+
+std::size_t tensor_set::bytes() const {
+  std::size_t n = 0;
+  for (const auto& b : inputs) n += b->bytes();
+  for (const auto& b : outputs) n += b->bytes();
+  return n;
+}
+
+device_allocation::device_allocation(std::size_t n) : bytes(n) { PTXB_CUDA_CALL(cudaMalloc(&data, n)); }
+device_allocation::~device_allocation() { PTXB_CUDA_CALL_NOEXCEPT(cudaFree(data)); }
+
+tensor_set harness::make_set() const {
+  tensor_set s;
+  for (const auto& t : m_job.def.inputs)
+    s.inputs.push_back(std::make_unique<guarded_buffer>(t.name, t.type, concrete_shape(t, m_axes), false));
+  for (const auto& t : m_job.def.outputs)
+    s.outputs.push_back(std::make_unique<guarded_buffer>(t.name, t.type, concrete_shape(t, m_axes), true));
+  return s;
+}
+
+void harness::ensure_sets(std::size_t n) {
+  while (m_sets.size() < n) m_sets.push_back(make_set());
+}
+
+result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
+  auto h = std::unique_ptr<harness>(new harness(job));
+  try {
+    h->m_device = job.options.device;
+    PTXB_CUDA_CALL(cudaSetDevice(h->m_device));
+    PTXB_CUDA_CALL(cudaStreamCreateWithFlags(&h->m_stream, cudaStreamNonBlocking));
+    h->m_axes = resolve_axes(job.wl, job.def);
+    for (const auto& t : job.def.inputs)
+      if (!t.shape) return make_error(fmt::format("input {} is a scalar; scalar inputs are not supported yet", t.name));
+    h->m_rule = job.options.rule == "upstream_and" ? compare_rule::upstream_and : compare_rule::allclose;
+    auto tracer = activity_tracer::start();
+    if (tracer) h->m_tracer = std::move(*tracer);
+    h->m_flusher = std::make_unique<l2_flusher>(h->m_device);
+    h->ensure_sets(1);
+    auto& set0 = h->m_sets[0];
+    auto gen = input_generator::create(job.def, job.wl, h->m_axes, job.baseline_options, set0.input_ptrs(),
+                                       h->m_device, job.cache_dir, h->m_stream);
+    if (!gen) return gen.err();
+    h->m_inputs = std::move(*gen);
+    h->m_inputs->generate(set0.input_ptrs(), job.seed, h->m_stream);
+    for (const auto& o : set0.outputs) h->m_reference_out.push_back(std::make_unique<device_allocation>(o->bytes()));
+    std::vector<device_tensor> ref_views;
+    for (std::size_t i = 0; i < set0.outputs.size(); ++i)
+      ref_views.push_back({h->m_reference_out[i]->data, set0.outputs[i]->type(), set0.outputs[i]->shape()});
+    baseline_request req{job.baseline, h->m_axes, job.baseline_options, h->m_device, job.cache_dir};
+    auto ref = make_baseline(req, set0.input_views(), ref_views, h->m_stream);
+    if (!ref) return ref.err();
+    h->m_reference = std::move(*ref);
+    PTXB_CUDA_CALL(cudaStreamSynchronize(h->m_stream));
+    h->m_environment = collect_environment(h->m_device);
+    h->m_environment["timing_method"] = h->m_tracer ? "cupti" : "events";
+    h->m_environment["baseline"] = h->m_reference->description();
+    if (auto d = h->m_inputs->derived_description(); !d.empty()) h->m_environment["derived_inputs"] = d;
+  } catch (const std::exception& e) {
+    return make_error(e.what());
+  }
+  return h;
+}
+
+harness::~harness() {
+  m_sets.clear();
+  m_reference_out.clear();
+  m_reference.reset();
+  m_inputs.reset();
+  if (m_stream) cudaStreamDestroy(m_stream);
+}
+
+std::string harness::baseline_description() const {
+  // One line for messages; the full description (cuDNN appends its plan JSON) stays in the environment.
+  std::string d = m_reference ? m_reference->description() : "";
+  if (auto cut = d.find(", plan {"); cut != std::string::npos) d = d.substr(0, cut) + ")";
+  return d.size() > 240 ? d.substr(0, 237) + "..." : d;
+}
+
+double harness::run_reference(tensor_set& set, bool timed) {
+  std::vector<device_tensor> outs;
+  for (std::size_t i = 0; i < set.outputs.size(); ++i)
+    outs.push_back({m_reference_out[i]->data, set.outputs[i]->type(), set.outputs[i]->shape()});
+  if (!timed) {
+    m_reference->run(set.input_views(), outs, m_stream);
+    PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
+    return 0;
+  }
+  m_flusher->flush(m_stream);
+  PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
+  if (m_tracer) {
+    uint64_t t0 = m_tracer->now();
+    m_reference->run(set.input_views(), outs, m_stream);
+    PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
+    uint64_t t1 = m_tracer->now();
+    return m_tracer->collect(t0, t1).ms();
+  }
+  cudaEvent_t e0, e1;
+  PTXB_CUDA_CALL(cudaEventCreate(&e0));
+  PTXB_CUDA_CALL(cudaEventCreate(&e1));
+  PTXB_CUDA_CALL(cudaEventRecord(e0, m_stream));
+  m_reference->run(set.input_views(), outs, m_stream);
+  PTXB_CUDA_CALL(cudaEventRecord(e1, m_stream));
+  PTXB_CUDA_CALL(cudaEventSynchronize(e1));
+  float ms = 0;
+  PTXB_CUDA_CALL(cudaEventElapsedTime(&ms, e0, e1));
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return ms;
+}
+
+std::vector<uint64_t> harness::input_checksums(tensor_set& set) {
+  std::vector<uint64_t> out;
+  for (const auto& b : set.inputs) out.push_back(checksum(b->data(), b->bytes(), m_stream));
+  return out;
+}
+
+void harness::prepare_outputs(tensor_set& set) {
+  for (auto& b : set.inputs) b->arm_guards(m_stream);
+  for (auto& b : set.outputs) {
+    b->arm_guards(m_stream);
+    b->poison(m_stream);
+  }
+  PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
+}
+
+std::string harness::check_call_hygiene(runner_client& runner, tensor_set& set, const std::vector<uint64_t>& sums) {
+  auto libs = runner.vendor_mappings();
+  if (!libs.empty())
+    return fmt::format("the candidate process mapped the vendor library {} (cuBLAS, cuBLASLt and cuDNN are not allowed)",
+                       libs.front());
+  for (const auto& b : set.outputs)
+    if (auto g = b->check_guards(m_stream); !g.empty()) return "out-of-bounds write: " + g;
+  for (const auto& b : set.inputs)
+    if (auto g = b->check_guards(m_stream); !g.empty()) return "out-of-bounds write: " + g;
+  auto after = input_checksums(set);
+  for (std::size_t i = 0; i < after.size(); ++i)
+    if (after[i] != sums[i])
+      return fmt::format("the candidate modified its input {} (inputs must not be written)", set.inputs[i]->name());
+  return "";
+}
+
+runner_launch harness::launch_for(const job_candidate& c, const std::string& mode, bool timing) const {
+  runner_launch l;
+  l.runner = m_job.runner;
+  l.work_dir = work_dir_for(mode);
+  l.shared_object = c.shared_object;
+  l.symbol = c.symbol;
+  l.mode = mode;
+  l.timing = timing;
+  l.device = m_device;
+  return l;
+}
+
+std::string harness::work_dir_for(const std::string& what) const {
+  return (m_job.work_dir / fmt::format("c{}-{}", m_candidate_index, what)).string();
+}
+
+call_failure classify_call_failure(const call_result& r, const std::string& during) {
+  if (r.load_error) return {eval_outcome::compile_error, r.message};
+  switch (r.outcome) {
+    case call_outcome::timed_out: return {eval_outcome::timeout, r.message};
+    case call_outcome::crashed: return {eval_outcome::runtime_error, r.message};
+    default: break;
+  }
+  switch (r.error_kind) {
+    case candidate_error::argument_count:
+    case candidate_error::shape: return {eval_outcome::incorrect_shape, r.message};
+    case candidate_error::dtype: return {eval_outcome::incorrect_dtype, r.message};
+    case candidate_error::exception:
+    case candidate_error::unspecified: break;
+  }
+  return {eval_outcome::runtime_error, during + ": " + r.message};
+}
+
+gpu_stage_result harness::evaluate(const job_candidate& c) {
+  ++m_candidate_index;
+  gpu_stage_result out;
+  out.id = c.id;
+  try {
+    if (!stage_sanitize(c, out)) return out;
+    runner_client runner;
+    auto started = runner.start(launch_for(c, "plain", true));
+    if (!started) throw std::runtime_error("starting the candidate runner: " + started.err().message);
+    if (started->outcome != call_outcome::ok) {
+      auto f = classify_call_failure(*started, "loading the candidate");
+      out.decided = {f.outcome, stage_id::correctness, f.message, runner.output()};
+      out.stages.push_back({stage_id::correctness, stage_outcome::failed, 0, f.message, nullptr});
+      return out;
+    }
+    if (!stage_correctness(c, runner, out)) {
+      runner.stop();
+      return out;
+    }
+    bool timed = stage_timing(runner, out);
+    runner.stop();
+    if (!timed) return out;
+    stage_dynamic(c, out);
+    out.decided = {eval_outcome::passed, std::nullopt,
+                   fmt::format("correct; speedup {:.3f}x vs {}", out.timing->speedup, baseline_description()), ""};
+  } catch (const std::exception& e) {
+    out.decided = {eval_outcome::infra_error, std::nullopt, std::string("the harness failed: ") + e.what(), ""};
+    (void)cudaGetLastError();
+  }
+  return out;
+}
+
+}  // namespace ptxbench::gpu

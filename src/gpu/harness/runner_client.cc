@@ -1,0 +1,273 @@
+#include "gpu/harness/runner_client.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/file_io.h"
+#include "core/process.h"
+
+namespace ptxbench::gpu {
+namespace fs = std::filesystem;
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+std::string random_token() {
+  std::random_device rd;
+  return fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());
+}
+
+// True when pid is `ancestor` or one of its descendants (the runner may sit under a wrapper tool).
+bool descends_from(pid_t pid, pid_t ancestor) {
+  for (int depth = 0; depth < 8 && pid > 1; ++depth) {
+    if (pid == ancestor) return true;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string content((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    auto close = content.rfind(')');
+    if (close == std::string::npos) return false;
+    std::istringstream rest(content.substr(close + 2));
+    char state;
+    pid_t ppid;
+    rest >> state >> ppid;
+    pid = ppid;
+  }
+  return pid == ancestor;
+}
+
+}  // namespace
+
+runner_client::~runner_client() { stop(2); }
+
+result<call_result> runner_client::start(const runner_launch& launch) {
+  std::error_code ec;
+  fs::create_directories(launch.work_dir, ec);
+  // Unix socket paths are limited to 108 bytes, so the socket lives in a short private folder under
+  // the system temp dir rather than in the (deep) work folder.
+  if (auto st = m_listener.listen(fs::temp_directory_path()); !st) return st.err();
+  m_log = launch.work_dir / fmt::format("runner-{}.log", random_token().substr(0, 8));
+  std::string token = random_token();
+
+  std::vector<std::string> argv = launch.wrapper;
+  argv.insert(argv.end(), {launch.runner.string(), "--connect", m_listener.path().string(), "--token", token});
+  auto exe = find_executable(argv[0]);
+  if (!exe) return make_error(fmt::format("'{}' not found", argv[0]));
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  std::string exe_s = exe->string(), log_s = m_log.string();
+
+  pid_t parent = ::getpid();
+  m_child = ::fork();
+  if (m_child < 0) return make_error("fork failed");
+  if (m_child == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    int fd = ::open(log_s.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) {
+      ::dup2(fd, STDOUT_FILENO);
+      ::dup2(fd, STDERR_FILENO);
+    }
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    rlimit core{0, 0}, fsize{256u << 20, 256u << 20};  // no core dumps; a printing loop cannot fill the disk
+    ::setrlimit(RLIMIT_CORE, &core);
+    ::setrlimit(RLIMIT_FSIZE, &fsize);
+    ::execv(exe_s.c_str(), cargv.data());
+    ::_exit(127);
+  }
+  ::setpgid(m_child, m_child);
+
+  auto acc = m_listener.accept(launch.startup_timeout_s);
+  if (!acc) return lost("start-up (" + acc.err().message + ")", launch.startup_timeout_s, true);
+  if (!descends_from(acc->peer_pid, m_child))
+    return make_error(fmt::format("a process outside the runner's tree (pid {}) connected", acc->peer_pid));
+  m_channel = std::move(acc->channel);
+  m_runner_pid = acc->peer_pid;
+  auto hello = m_channel.receive(launch.startup_timeout_s);
+  if (hello.kind != message_channel::receive_kind::message || hello.message.value("token", "") != token)
+    return lost("start-up (no valid hello)", launch.startup_timeout_s, hello.kind == message_channel::receive_kind::timeout);
+
+  (void)m_channel.send({{"type", "setup"}, {"so", launch.shared_object.string()}, {"symbol", launch.symbol},
+                        {"mode", launch.mode}, {"timing", launch.timing}, {"device", launch.device}});
+  auto ready = m_channel.receive(launch.startup_timeout_s);
+  call_result r;
+  if (ready.kind != message_channel::receive_kind::message)
+    return lost("loading the candidate", launch.startup_timeout_s, ready.kind == message_channel::receive_kind::timeout);
+  if (ready.message.value("type", "") == "error") {
+    r.outcome = call_outcome::failed;
+    r.message = ready.message.value("error", "the runner reported an error");
+    r.load_error = ready.message.value("phase", "") == "load";
+    return r;
+  }
+  r.outcome = call_outcome::ok;
+  r.method = ready.message.value("cupti", false) ? "cupti" : "none";
+  return r;
+}
+
+call_result runner_client::call(const std::vector<ipc_tensor>& tensors, double timeout_s, bool noop) {
+  thaw();
+  ordered_json list = ordered_json::array();
+  for (const auto& t : tensors) list.push_back(to_json(t));
+  int64_t nonce = ++m_nonce;
+  if (!m_channel.send({{"type", "prepare"}, {"nonce", nonce}, {"tensors", list}, {"noop", noop}}))
+    return lost("preparing the call", timeout_s, false);
+  auto prepared = m_channel.receive(timeout_s);
+  if (prepared.kind != message_channel::receive_kind::message)
+    return lost("preparing the call", timeout_s, prepared.kind == message_channel::receive_kind::timeout);
+  call_result r;
+  if (prepared.message.value("type", "") == "error") {
+    r.outcome = call_outcome::failed;
+    r.message = prepared.message.value("error", "");
+    return r;
+  }
+  auto t0 = steady::now();
+  if (!m_channel.send({{"type", "go"}, {"nonce", nonce}})) return lost("the call", timeout_s, false);
+  auto done = m_channel.receive(timeout_s);
+  auto t1 = steady::now();
+  if (done.kind != message_channel::receive_kind::message)
+    return lost("the call", timeout_s, done.kind == message_channel::receive_kind::timeout);
+  const auto& m = done.message;
+  if (m.value("nonce", int64_t{-1}) != nonce) {
+    r.outcome = call_outcome::failed;
+    r.message = "the runner answered out of turn (a forged or stale message)";
+    return r;
+  }
+  r.wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  r.method = m.value("method", "none");
+  r.span_ms = static_cast<double>(m.value("span_ns", uint64_t{0})) * 1e-6;
+  r.records = m.value("records", 0);
+  r.kernels = m.value("kernels", std::vector<std::string>{});
+  if (m.value("type", "") == "done" && m.value("ok", false)) {
+    r.outcome = call_outcome::ok;
+  } else {
+    r.outcome = call_outcome::failed;
+    r.message = m.value("error", "the call failed");
+    r.error_kind = parse_candidate_error(m.value("error_kind", ""));
+  }
+  return r;
+}
+
+candidate_error parse_candidate_error(std::string_view name) {
+  if (name == "argument_count") return candidate_error::argument_count;
+  if (name == "dtype") return candidate_error::dtype;
+  if (name == "shape") return candidate_error::shape;
+  if (name == "exception") return candidate_error::exception;
+  return candidate_error::unspecified;
+}
+
+void runner_client::freeze() {
+  if (m_runner_pid > 0 && !m_frozen && alive()) {
+    ::kill(m_runner_pid, SIGSTOP);
+    m_frozen = true;
+  }
+}
+
+void runner_client::thaw() {
+  if (m_runner_pid > 0 && m_frozen) {
+    ::kill(m_runner_pid, SIGCONT);
+    m_frozen = false;
+  }
+}
+
+std::vector<std::string> runner_client::vendor_mappings() const {
+  std::vector<std::string> found;
+  if (m_runner_pid <= 0) return found;
+  std::ifstream maps("/proc/" + std::to_string(m_runner_pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    auto slash = line.rfind('/');
+    if (slash == std::string::npos) continue;
+    std::string base = line.substr(slash + 1);
+    for (const char* lib : {"libcublasLt", "libcublas", "libcudnn"}) {
+      if (base.rfind(lib, 0) == 0 && std::find(found.begin(), found.end(), base) == found.end()) {
+        found.push_back(base);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+std::string runner_client::describe_death() {
+  if (!m_exited && m_child > 0) {
+    int st = 0;
+    for (int i = 0; i < 100; ++i) {  // the channel closed; give the process a moment to be reaped
+      if (::waitpid(m_child, &st, WNOHANG) == m_child) {
+        m_exited = true;
+        m_status = st;
+        break;
+      }
+      ::usleep(20000);
+    }
+  }
+  if (!m_exited) return "stopped answering";
+  if (WIFSIGNALED(m_status))
+    return fmt::format("was killed by signal {} ({})", signal_name(WTERMSIG(m_status)), strsignal(WTERMSIG(m_status)));
+  if (WIFEXITED(m_status)) return fmt::format("exited with code {}", WEXITSTATUS(m_status));
+  return "ended";
+}
+
+call_result runner_client::lost(const std::string& during, double timeout_s, bool timed_out) {
+  call_result r;
+  if (timed_out) {
+    r.outcome = call_outcome::timed_out;
+    r.message = fmt::format("no answer within {:g} s during {}; the candidate process was killed", timeout_s, during);
+    if (m_child > 0) ::kill(-m_child, SIGKILL);
+    describe_death();
+  } else {
+    r.outcome = call_outcome::crashed;
+    r.message = fmt::format("the candidate process {} during {}", describe_death(), during);
+  }
+  return r;
+}
+
+std::string runner_client::stop(double grace_s) {
+  if (m_child <= 0) return "not started";
+  thaw();
+  if (!m_exited) {
+    (void)m_channel.send({{"type", "shutdown"}});
+    auto deadline = steady::now() + std::chrono::duration<double>(grace_s);
+    while (steady::now() < deadline) {
+      int st = 0;
+      if (::waitpid(m_child, &st, WNOHANG) == m_child) {
+        m_exited = true;
+        m_status = st;
+        break;
+      }
+      ::usleep(10000);
+    }
+  }
+  ::kill(-m_child, SIGKILL);  // anything the candidate left running in its group
+  if (!m_exited) {
+    int st = 0;
+    if (::waitpid(m_child, &st, 0) == m_child) m_status = st;
+    m_exited = true;
+  }
+  m_channel.close();
+  std::string how = describe_death();
+  m_child = -1;
+  return how;
+}
+
+std::string runner_client::output(std::size_t max_bytes) const {
+  auto text = read_file(m_log, 512u << 20);
+  if (!text) return "";
+  if (text->size() <= max_bytes) return *text;
+  std::size_t head = max_bytes * 3 / 4, tail = max_bytes - head;
+  return text->substr(0, head) + fmt::format("\n... [{} bytes omitted] ...\n", text->size() - head - tail) +
+         text->substr(text->size() - tail);
+}
+
+}  // namespace ptxbench::gpu

@@ -1,0 +1,107 @@
+#pragma once
+// The harness's handle on one candidate runner process: starts it (directly, or under
+// compute-sanitizer or Nsight Compute), talks to it over the private socket, enforces deadlines,
+// freezes it while the reference runs, inspects its memory map, and turns every way it can die
+// (crash, exit(), trap, hang) into a typed outcome instead of an exception.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/message_channel.h"
+#include "core/result.h"
+#include "gpu/common/ipc_tensor.h"
+
+namespace ptxbench::gpu {
+
+struct runner_launch {
+  std::filesystem::path runner;              ///< the ptxbench-runner executable
+  std::vector<std::string> wrapper;          ///< e.g. {"compute-sanitizer", "--tool", "memcheck", ...}; empty: direct
+  std::filesystem::path work_dir;            ///< logs and the socket live here
+  std::filesystem::path shared_object;       ///< the candidate
+  std::string symbol = "run";
+  std::string mode = "plain";                ///< "plain" (IPC buffers) | "private" (exact-size copies)
+  bool timing = false;                       ///< CUPTI spans in the runner
+  int device = 0;
+  double startup_timeout_s = 120;
+};
+
+enum class call_outcome {
+  ok,         ///< the call returned and the GPU work finished without error
+  failed,     ///< the candidate reported an error or a CUDA error happened (runner says so)
+  crashed,    ///< the runner process died (signal, exit(), abort)
+  timed_out,  ///< no answer within the deadline; the process was killed
+};
+
+/// Why the candidate's own entry point refused a call (kernel ABI version 2's error kinds; a
+/// version-1 candidate reports none: unspecified).
+enum class candidate_error { unspecified, argument_count, dtype, shape, exception };
+
+/// Reads the runner's name for an error kind ("dtype"); anything unknown is unspecified.
+candidate_error parse_candidate_error(std::string_view name);
+
+struct call_result {
+  call_outcome outcome = call_outcome::failed;
+  std::string message;            ///< one line for failed/crashed/timed_out
+  std::string method;             ///< "cupti" | "none"
+  double span_ms = 0;             ///< GPU span the runner measured (untrusted)
+  int records = 0;
+  double wall_ms = 0;             ///< harness clock from "go" to "done" (trusted)
+  std::vector<std::string> kernels;
+  candidate_error error_kind = candidate_error::unspecified;  ///< for failed: what the entry point said
+  bool load_error = false;        ///< the candidate could not be loaded (missing export, bad ABI, unresolved symbol)
+};
+
+class runner_client {
+ public:
+  runner_client() = default;
+  ~runner_client();
+  runner_client(const runner_client&) = delete;
+  runner_client& operator=(const runner_client&) = delete;
+
+  /// Starts the runner and loads the candidate. A candidate that cannot be loaded (missing export,
+  /// wrong ABI, unresolved symbol) or a runner that dies during start-up is returned as a
+  /// call_result with outcome failed/crashed; an error means the harness could not even try.
+  result<call_result> start(const runner_launch& launch);
+
+  /// One call: share the tensors, then "go" and wait for "done" within timeout_s. noop=true times
+  /// the round trip without calling the candidate (the calibration of the wall-clock bound).
+  call_result call(const std::vector<ipc_tensor>& tensors, double timeout_s, bool noop = false);
+
+  /// Stops the runner's process (SIGSTOP) while the harness runs the reference, so no thread the
+  /// candidate left behind can launch work into the reference's timing; thaw() resumes it.
+  void freeze();
+  void thaw();
+
+  /// Names of vendor libraries (cuBLAS, cuBLASLt, cuDNN) mapped into the runner, read from
+  /// /proc/<pid>/maps (the kernel's view, which the candidate cannot forge).
+  [[nodiscard]] std::vector<std::string> vendor_mappings() const;
+
+  /// Asks the runner to exit, then kills whatever is left. Returns how the child ended.
+  std::string stop(double grace_s = 10);
+
+  /// The runner's stdout+stderr so far (the candidate's prints and the wrapper tool's output),
+  /// capped to max_bytes (head and tail).
+  [[nodiscard]] std::string output(std::size_t max_bytes = 64u << 10) const;
+  [[nodiscard]] std::filesystem::path output_path() const { return m_log; }
+  [[nodiscard]] bool alive() const { return m_child > 0 && !m_exited; }
+
+ private:
+  std::string describe_death();
+  call_result lost(const std::string& during, double timeout_s, bool timed_out);
+
+  pid_t m_child = -1;       // what we spawned (the runner, or the wrapper tool)
+  pid_t m_runner_pid = -1;  // the runner itself (from SO_PEERCRED)
+  bool m_exited = false;
+  int m_status = 0;
+  bool m_frozen = false;
+  int64_t m_nonce = 0;
+  message_channel m_channel;
+  message_listener m_listener;
+  std::filesystem::path m_log;
+};
+
+}  // namespace ptxbench::gpu

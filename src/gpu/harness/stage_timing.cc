@@ -1,0 +1,179 @@
+// The timing stage. Reference (trusted, in this process) and candidate (runner process) calls
+// alternate A B A B and never overlap; before each, L2 is flushed (2x its size) and persisting lines
+// are reset; every call gets fresh input values in a rotating set of buffers (fresh pointers too),
+// and every timed candidate output is compared with the reference's output on the same inputs, so a
+// kernel that caches or replays results, or skips work, fails here even if it passed the correctness
+// trials (the rule: eval/timed_output_check.h).
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "eval/physical_floor.h"
+#include "verdict/stage_timer.h"
+#include "eval/timed_output_check.h"
+#include "eval/timing_stats.h"
+#include "gpu/common/cuda_check.h"
+#include "gpu/harness/environment.h"
+#include "gpu/harness/harness.h"
+
+namespace ptxbench::gpu {
+
+bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
+  stage_timer timer(stage_id::timing);
+  const auto& opt = m_job.options;
+
+  // Enough rotating sets that their total exceeds twice the L2, and at least three.
+  std::size_t set_bytes = std::max<std::size_t>(m_sets[0].bytes(), 1);
+  std::size_t sets = std::max<std::size_t>(3, (m_flusher->bytes() + set_bytes - 1) / set_bytes + 1);
+  if (opt.input_sets > 0) sets = static_cast<std::size_t>(opt.input_sets);
+  ensure_sets(sets);
+
+  // Calibrate the trusted wall-clock bound with calls that do nothing.
+  std::vector<double> noop;
+  for (int i = 0; i < 10; ++i) {
+    auto r = runner.call(m_sets[0].describe(), opt.call_timeout_s, true);
+    runner.freeze();
+    if (r.outcome == call_outcome::ok) noop.push_back(r.wall_ms);
+  }
+  auto cal = eval::calibrate(noop);
+
+  timing_summary ts;
+  ts.method = m_tracer ? "cupti" : "events";
+  ts.warmup = opt.warmup;
+  ts.iterations = opt.iterations;
+  ts.input_sets = static_cast<int>(sets);
+  ts.l2_flush_bytes = static_cast<double>(m_flusher->bytes());
+  ts.reference_name = baseline_description();
+  auto clocks_before = read_clocks(m_device);
+
+  std::vector<eval::timed_pair> pairs;
+  std::vector<double> ref_ms;
+  std::string method = "cupti";
+  auto fail = [&](eval_outcome outcome, const std::string& message) {
+    out.decided = {outcome, stage_id::timing, message, runner.output()};
+    out.stages.push_back(timer.finish(stage_outcome::failed, message));
+    return false;
+  };
+  // Isolated out-of-tolerance elements on timed calls (see eval/timed_output_check.h).
+  int outlier_calls = 0;
+  int64_t outlier_elements = 0;
+  double outlier_max_abs = 0;
+  std::vector<uint64_t> outlier_seeds;
+  int total = opt.warmup + opt.iterations;
+  for (int i = 0; i < total; ++i) {
+    auto& set = m_sets[static_cast<std::size_t>(i) % sets];
+    uint64_t seed = m_job.seed + 1000 + static_cast<uint64_t>(i);
+    m_inputs->generate(set.input_ptrs(), seed, m_stream);
+    double ref = run_reference(set, true);  // A: the runner is frozen meanwhile
+    prepare_outputs(set);
+    auto sums = input_checksums(set);
+    m_flusher->flush(m_stream);
+    PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
+    auto r = runner.call(set.describe(), opt.call_timeout_s);  // B
+    runner.freeze();
+    if (r.outcome != call_outcome::ok) {
+      auto f = classify_call_failure(r, fmt::format("timed call {} (seed {})", i, seed));
+      return fail(f.outcome, f.message);
+    }
+    if (auto problem = check_call_hygiene(runner, set, sums); !problem.empty())
+      return fail(eval_outcome::runtime_error, fmt::format("timed call {}: {}", i, problem));
+    bool call_had_outliers = false;
+    for (std::size_t o = 0; o < set.outputs.size(); ++o) {
+      const auto& b = set.outputs[o];
+      auto st = compare(b->data(), m_reference_out[o]->data, b->type(), b->numel(), m_job.tol.atol, m_job.tol.rtol,
+                        m_rule, m_stream);
+      switch (eval::judge_timed_output(b->numel(), st.mismatches, st.nonfinite)) {
+        case eval::timed_output_judgement::ok:
+          break;
+        case eval::timed_output_judgement::outliers:
+          call_had_outliers = true;
+          outlier_elements += st.mismatches;
+          outlier_max_abs = std::max(outlier_max_abs, st.max_absolute_error);
+          break;
+        case eval::timed_output_judgement::not_computed:
+          return fail(eval_outcome::incorrect_numerical,
+                      fmt::format("timed call {} (seed {}): output {} wrong in {} of {} element(s){} (max_abs_error {:g}) "
+                                  "although the correctness trials passed — results must be computed on every call",
+                                  i, seed, b->name(), st.mismatches, b->numel(),
+                                  st.nonfinite ? fmt::format(", {} NaN/Inf", st.nonfinite) : "",
+                                  st.max_absolute_error));
+      }
+    }
+    if (call_had_outliers) {
+      ++outlier_calls;
+      outlier_seeds.push_back(seed);  // replay a call with this seed to see its outliers
+    }
+    if (r.method != "cupti") method = "events";
+    if (i < opt.warmup) continue;
+    pairs.push_back({ref, r.method == "cupti" ? r.span_ms : 0.0, r.wall_ms});
+    ref_ms.push_back(ref);
+  }
+  auto decided = eval::decide_candidate_latency(pairs, cal);
+  // The physical floor (eval/physical_floor.h): a call that no GPU could finish this fast fails,
+  // whatever its span says.
+  std::optional<physical_floor> floor;
+  if (m_job.physical_floor) {
+    int l2_bytes = 0;
+    PTXB_CUDA_CALL(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, m_device));
+    floor = eval::physical_floor_for(*m_job.physical_floor, l2_bytes);
+  }
+  if (floor)
+    if (auto below = eval::find_below_floor(pairs, cal, floor->floor_ms)) {
+      int call = opt.warmup + below->pair;
+      return fail(eval_outcome::runtime_error,
+                  eval::floor_violation_message(*below, *floor, cal.allowance_ms, call,
+                                                m_job.seed + 1000 + static_cast<uint64_t>(call)));
+    }
+  std::vector<double> spans;
+  for (const auto& p : pairs) spans.push_back(p.candidate_span_ms);
+  std::vector<double> wall;
+  for (const auto& p : pairs) wall.push_back(p.candidate_wall_ms - cal.overhead_ms);
+  ts.method = m_tracer && method == "cupti" ? "cupti" : "wallclock";
+  ts.candidate = eval::summarize(decided.used_ms);
+  ts.reference = eval::summarize(ref_ms);
+  ts.speedup = eval::quantile(decided.ratios, 0.5);
+  ts.speedup_p10 = eval::quantile(decided.ratios, 0.1);
+  ts.speedup_p90 = eval::quantile(decided.ratios, 0.9);
+  ts.candidate_wall_median_ms = eval::quantile(wall, 0.5);
+  ts.wallclock_disagreed = decided.disagreements > 0;
+  auto clocks_after = read_clocks(m_device);
+  for (const auto* c : {&clocks_before, &clocks_after})
+    if (c->contains("sm_mhz") && (*c)["sm_mhz"].is_number()) ts.sm_clock_mhz.push_back((*c)["sm_mhz"].get<double>());
+  ts.floor = floor;
+  out.timing = ts;
+  ordered_json details = {{"calibration_overhead_ms", cal.overhead_ms},
+                          {"calibration_allowance_ms", cal.allowance_ms},
+                          {"wallclock_disagreements", decided.disagreements},
+                          {"clocks_before", clocks_before},
+                          {"clocks_after", clocks_after},
+                          {"noop_wall_ms", noop},
+                          {"candidate_ms", decided.used_ms},
+                          {"candidate_span_ms", spans},
+                          {"candidate_wall_ms", wall},
+                          {"reference_ms", ref_ms},
+                          {"timed_call_outliers",
+                           {{"calls", outlier_calls},
+                            {"elements", outlier_elements},
+                            {"max_abs_error", outlier_max_abs},
+                            {"seeds", outlier_seeds},
+                            {"max_mismatch_fraction_per_output", eval::k_timed_call_max_mismatch_fraction}}}};
+  std::string note = decided.disagreements
+                         ? fmt::format("; the trusted wall clock exceeded the reported span in {} of {} calls and was used",
+                                       decided.disagreements, pairs.size())
+                         : "";
+  if (outlier_calls > 0)
+    note += fmt::format("; {} of {} calls had isolated elements outside tolerance ({} in all, max_abs_error {:g}; "
+                        "correctness is judged by the trials)",
+                        outlier_calls, total, outlier_elements, outlier_max_abs);
+  out.stages.push_back(timer.finish(
+      stage_outcome::passed,
+      fmt::format("candidate {:.4f} ms, reference {:.4f} ms (medians of {}), speedup {:.3f}x (median of per-pair "
+                  "ratios, p10 {:.3f}, p90 {:.3f}){}",
+                  ts.candidate.median_ms, ts.reference.median_ms, pairs.size(), ts.speedup, ts.speedup_p10,
+                  ts.speedup_p90, note),
+      details));
+  return true;
+}
+
+}  // namespace ptxbench::gpu

@@ -1,0 +1,255 @@
+// ptxbench-runner: the candidate process. It loads one untrusted candidate shared object and calls
+// it on buffers the trusted harness shares through CUDA IPC, one call at a time, and nothing else:
+// it links no vendor library, owns no reference output, and decides nothing. What it reports (the
+// GPU span of a call) is cross-checked by the harness against its own clock.
+//
+//   ptxbench-runner --connect SOCKET --token TOKEN
+//
+// Protocol (one JSON message each way per step, over the private socket):
+//   runner → hello{token,pid}; harness → setup{so,symbol,mode,device,timing}; runner → ready | error
+//   harness → prepare{nonce,tensors,noop}; runner → prepared | error
+//   harness → go{nonce};                   runner → done{ok,error,span_ns,records,kernels,method}
+//   harness → shutdown
+#include <dlfcn.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "core/message_channel.h"
+#include "gpu/common/activity_tracer.h"
+#include "gpu/common/ipc_tensor.h"
+#include "ptxbench/abi.h"
+
+using namespace ptxbench;
+
+namespace {
+
+struct mapped_tensor {
+  gpu::ipc_tensor desc;
+  void* base = nullptr;     // the IPC mapping of the whole allocation
+  void* data = nullptr;     // what the candidate sees (IPC tensor, or a private copy)
+  void* private_copy = nullptr;
+};
+
+struct runner_state {
+  message_channel channel;
+  std::string mode = "plain";  // "plain" | "private"
+  bool timing = false;
+  int device = 0;
+  int32_t abi_version = 0;
+  ptxbench_entry_fn entry = nullptr;        // ABI version 2
+  ptxbench_entry_v1_fn entry_v1 = nullptr;  // ABI version 1
+  cudaStream_t stream = nullptr;
+  std::unique_ptr<gpu::activity_tracer> tracer;
+  std::vector<mapped_tensor> tensors;
+  std::vector<ptxbench_tensor> args;
+  bool noop = false;
+  void* noop_buffer = nullptr;  // a no-op call still puts one tiny memset on the GPU (see handle_go)
+  int64_t nonce = -1;
+};
+
+[[noreturn]] void fail(runner_state& st, const std::string& message, int code = 3) {
+  // Exit code 4 marks a candidate that could not even be loaded (upstream calls that a compile error).
+  (void)st.channel.send({{"type", "error"}, {"nonce", st.nonce}, {"error", message}, {"phase", code == 4 ? "load" : "run"}});
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(code);
+}
+
+std::string cuda_error_text(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+
+void check(runner_state& st, cudaError_t e, const char* what) {
+  if (e != cudaSuccess) fail(st, std::string(what) + " failed: " + cuda_error_text(e));
+}
+
+void release(runner_state& st) {
+  for (auto& t : st.tensors) {
+    if (t.private_copy) cudaFree(t.private_copy);
+    if (t.base) cudaIpcCloseMemHandle(t.base);
+  }
+  st.tensors.clear();
+  st.args.clear();
+}
+
+void handle_setup(runner_state& st, const ordered_json& m) {
+  st.mode = m.value("mode", "plain");
+  st.timing = m.value("timing", false);
+  st.device = m.value("device", 0);
+  check(st, cudaSetDevice(st.device), "cudaSetDevice");
+  check(st, cudaFree(nullptr), "CUDA context creation");
+  check(st, cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  if (st.timing) {
+    auto tr = gpu::activity_tracer::start();
+    if (tr) st.tracer = std::move(*tr);  // otherwise the harness's wall clock is the only measure
+  }
+  std::string so = m.value("so", "");
+  std::string symbol = m.value("symbol", "run");
+  void* lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) fail(st, std::string("cannot load the candidate: ") + dlerror(), 4);
+  std::string entry_name = "ptxbench_entry_" + symbol, abi_name = "ptxbench_abi_version_" + symbol;
+  void* entry = dlsym(lib, entry_name.c_str());
+  auto abi = reinterpret_cast<int32_t (*)()>(dlsym(lib, abi_name.c_str()));
+  if (!entry || !abi)
+    fail(st, "the candidate does not export " + entry_name + "; end the file with PTXBENCH_EXPORT(" + symbol +
+                 ", <dtypes of the inputs then outputs>)", 4);
+  // The entry's signature depends on the ABI version it was built against; both are supported.
+  st.abi_version = abi();
+  if (st.abi_version == 2) st.entry = reinterpret_cast<ptxbench_entry_fn>(entry);
+  else if (st.abi_version == 1) st.entry_v1 = reinterpret_cast<ptxbench_entry_v1_fn>(entry);
+  else
+    fail(st, "the candidate was built against kernel ABI version " + std::to_string(st.abi_version) +
+                 "; this runner loads versions 1 and 2", 4);
+  (void)st.channel.send({{"type", "ready"}, {"pid", ::getpid()}, {"cupti", st.tracer != nullptr}});
+}
+
+void handle_prepare(runner_state& st, const ordered_json& m) {
+  release(st);
+  st.nonce = m.value("nonce", int64_t{-1});
+  st.noop = m.value("noop", false);
+  for (const auto& tj : m.value("tensors", ordered_json::array())) {
+    auto desc = gpu::ipc_tensor_from_json(tj);
+    if (!desc) fail(st, desc.err().message);
+    mapped_tensor t;
+    t.desc = *desc;
+    check(st, cudaIpcOpenMemHandle(&t.base, t.desc.handle, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+    t.data = static_cast<char*>(t.base) + t.desc.offset;
+    if (st.mode == "private") {
+      // Exact-size private buffers: the memory checker's padding sees every byte past the end, and
+      // a profiler's kernel replay saves and restores ordinary allocations.
+      check(st, cudaMalloc(&t.private_copy, t.desc.bytes), "cudaMalloc");
+      if (t.desc.is_output) check(st, cudaMemset(t.private_copy, 0xFF, t.desc.bytes), "cudaMemset");
+      else check(st, cudaMemcpy(t.private_copy, t.data, t.desc.bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy");
+      t.data = t.private_copy;
+    }
+    st.tensors.push_back(t);
+  }
+  for (const auto& t : st.tensors) {
+    ptxbench_tensor a{};
+    a.data = t.data;
+    a.dtype = static_cast<int32_t>(t.desc.type);
+    a.ndim = static_cast<int32_t>(t.desc.shape.size());
+    int64_t stride = 1;
+    for (int i = a.ndim - 1; i >= 0; --i) {
+      a.sizes[i] = t.desc.shape[i];
+      a.strides[i] = stride;
+      stride *= t.desc.shape[i];
+    }
+    a.device = st.device;
+    a.is_output = t.desc.is_output ? 1 : 0;
+    st.args.push_back(a);
+  }
+  // A persisting-L2 carve-out left by an earlier call would survive the harness's flush.
+  cudaCtxResetPersistingL2Cache();
+  check(st, cudaDeviceSynchronize(), "synchronising before the call");
+  (void)st.channel.send({{"type", "prepared"}, {"nonce", st.nonce}});
+}
+
+// The name the harness reads for a version-2 error kind; version 1 reports no kind.
+const char* error_kind_name(int32_t kind) {
+  switch (kind) {
+    case PTXBENCH_ERROR_ARGUMENT_COUNT: return "argument_count";
+    case PTXBENCH_ERROR_DTYPE: return "dtype";
+    case PTXBENCH_ERROR_SHAPE: return "shape";
+    case PTXBENCH_ERROR_EXCEPTION: return "exception";
+    default: return "unspecified";
+  }
+}
+
+void handle_go(runner_state& st) {
+  uint64_t t0 = st.tracer ? st.tracer->now() : 0;
+  const char* err = nullptr;
+  const char* kind = "unspecified";
+  if (!st.noop && st.entry) {
+    int32_t k = st.entry(st.args.data(), static_cast<int32_t>(st.args.size()), st.stream, &err);
+    if (k != PTXBENCH_OK) {
+      kind = error_kind_name(k);
+      if (!err) err = "the candidate reported an error without a message";
+    } else {
+      err = nullptr;
+    }
+  } else if (!st.noop) {
+    err = st.entry_v1(st.args.data(), static_cast<int32_t>(st.args.size()), st.stream);
+  } else {
+    // Calibration: the same round trip as a real call, including the GPU switching to this
+    // process's context and one launch, but no candidate work.
+    if (!st.noop_buffer) check(st, cudaMalloc(&st.noop_buffer, 256), "cudaMalloc");
+    check(st, cudaMemsetAsync(st.noop_buffer, 0, 4, st.stream), "cudaMemsetAsync");
+  }
+  cudaError_t e = cudaDeviceSynchronize();  // every stream of this process, not only ours
+  if (e == cudaSuccess) e = cudaGetLastError();
+  uint64_t t1 = st.tracer ? st.tracer->now() : 0;
+  ordered_json done = {{"type", "done"}, {"nonce", st.nonce}};
+  if (st.tracer) {
+    auto span = st.tracer->collect(t0, t1);
+    done["method"] = "cupti";
+    done["span_ns"] = span.end_ns - span.start_ns;
+    done["records"] = span.records;
+    done["kernels"] = span.kernels;
+  } else {
+    done["method"] = "none";
+  }
+  if (err) {
+    done["ok"] = false;
+    done["error"] = std::string("the candidate reported: ") + err;
+    done["error_kind"] = kind;
+  } else if (e != cudaSuccess) {
+    done["ok"] = false;
+    done["error"] = "CUDA error after the candidate's call: " + cuda_error_text(e);
+  } else {
+    done["ok"] = true;
+    if (st.mode == "private")
+      for (const auto& t : st.tensors)
+        if (t.desc.is_output) cudaMemcpy(static_cast<char*>(t.base) + t.desc.offset, t.private_copy, t.desc.bytes,
+                                         cudaMemcpyDeviceToDevice);
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  release(st);
+  (void)st.channel.send(done);
+  if (e != cudaSuccess) _exit(3);  // the context is unusable after a sticky error
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string socket_path, token;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string k = argv[i];
+    if (k == "--connect") socket_path = argv[i + 1];
+    else if (k == "--token") token = argv[i + 1];
+  }
+  if (socket_path.empty()) {
+    std::fprintf(stderr, "usage: ptxbench-runner --connect SOCKET --token TOKEN (started by ptxbench-harness)\n");
+    return 2;
+  }
+  runner_state st;
+  auto ch = message_channel::connect(socket_path);
+  if (!ch) {
+    std::fprintf(stderr, "ptxbench-runner: %s\n", ch.err().message.c_str());
+    return 3;
+  }
+  st.channel = std::move(*ch);
+  (void)st.channel.send({{"type", "hello"}, {"token", token}, {"pid", ::getpid()}});
+  while (true) {
+    auto r = st.channel.receive(-1);
+    if (r.kind != message_channel::receive_kind::message) return 0;  // the harness went away
+    std::string type = r.message.value("type", "");
+    if (type == "setup") handle_setup(st, r.message);
+    else if (type == "prepare") handle_prepare(st, r.message);
+    else if (type == "go") handle_go(st);
+    else if (type == "shutdown") break;
+  }
+  release(st);
+  std::fflush(stdout);
+  // _exit: the candidate's static destructors are not our concern, and must not delay the harness.
+  _exit(0);
+}

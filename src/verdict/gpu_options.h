@@ -1,0 +1,30 @@
+#pragma once
+// Settings of the GPU stages, shared by the orchestrator (which passes them in the harness job) and
+// the harness (which applies them). Defaults are the paper's protocol.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace ptxbench {
+
+struct gpu_options {
+  std::filesystem::path harness;        ///< ptxbench-harness executable (default: beside ptxbench)
+  int device = 0;
+  int warmup = 10;                      ///< untimed calls before timing
+  int iterations = 50;                  ///< timed (reference, candidate) pairs
+  int input_sets = 0;                   ///< rotating input sets; 0 = enough to exceed 2x L2 (min 3)
+  std::string rule = "allclose";        ///< "allclose" (|d| <= atol + rtol*|ref|) or "upstream_and"
+  bool sanitize = true;                 ///< compute-sanitizer memcheck before correctness
+  std::string sanitizer_tools = "memcheck";  ///< comma list; racecheck, synccheck, initcheck on request
+  bool dynamic_check = true;            ///< runtime target-instruction count (Nsight Compute)
+  double call_timeout_s = 30;           ///< one candidate call (the paper's per-workload limit)
+  double sanitize_timeout_s = 120;
+  double profile_timeout_s = 600;
+  uint64_t seed = 0;                    ///< 0 = derive from time; always recorded in the verdict
+  /// --min-coverage: target-correct also needs a required family to have done this share of the
+  /// task's work (eval/coverage.h); nullopt = the paper's rule. Applied by the orchestrator.
+  std::optional<double> min_coverage;
+};
+
+}  // namespace ptxbench

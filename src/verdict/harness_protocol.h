@@ -1,0 +1,82 @@
+#pragma once
+// The job the orchestrator hands to ptxbench-harness and the result it gets back. Both are JSON
+// files; the orchestrator never shares memory or code with the harness, and the harness never
+// loads candidate code itself.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json_check.h"
+#include "core/result.h"
+#include "suite/definition.h"
+#include "suite/task.h"
+#include "suite/work_model.h"
+#include "suite/workload.h"
+#include "verdict/gpu_options.h"
+#include "verdict/verdict.h"
+
+namespace ptxbench {
+
+struct job_candidate {
+  std::string id;                          ///< echoed back in the result
+  std::filesystem::path shared_object;
+  std::string symbol = "run";
+  std::vector<std::string> required_families;  ///< for the dynamic check
+  bool static_present = true;              ///< false: the static check found no required family
+  bool static_known = false;               ///< false: no disassembler ran (deferred)
+};
+
+/// What the harness needs to compute the physical floor (eval/physical_floor.h) once it knows the
+/// device's L2 size: the task's work at the evaluated workload and the target's peak rates.
+struct floor_inputs {
+  std::string target;  ///< "h200"
+  task_work work;
+  target_peaks peaks;
+};
+
+ordered_json to_json(const floor_inputs& in);
+result<floor_inputs> floor_inputs_from_json(const ordered_json& j);
+
+struct harness_job {
+  std::string task_name;
+  definition def;
+  workload wl;
+  std::string baseline;
+  ordered_json baseline_options;
+  tolerance tol;
+  int correctness_trials = 3;
+  std::vector<job_candidate> candidates;
+  gpu_options options;
+  std::filesystem::path runner;
+  std::filesystem::path cuda_root;
+  std::filesystem::path cache_dir;
+  std::filesystem::path work_dir;
+  uint64_t seed = 0;
+  std::optional<floor_inputs> physical_floor;  ///< the task's work and the target's peaks; nullopt = no floor
+};
+
+ordered_json to_json(const harness_job& job);
+result<harness_job> harness_job_from_json(const ordered_json& j);
+
+/// What the harness established for one candidate: the GPU stages' records and results, each in
+/// the verdict's own types, so the orchestrator merges them without translation.
+struct gpu_stage_result {
+  std::string id;
+  decision decided;
+  std::vector<stage_record> stages;
+  std::optional<correctness_summary> correctness;
+  std::optional<timing_summary> timing;
+  runtime_counts dynamic;
+};
+
+ordered_json to_json(const gpu_stage_result& r);
+result<gpu_stage_result> gpu_stage_result_from_json(const ordered_json& j);
+
+/// Completes a verdict that already holds the CPU stages with what the harness established: its
+/// decision, its stage records, correctness, timing and the runtime instruction counts.
+void merge_into(const gpu_stage_result& r, verdict& v);
+
+}  // namespace ptxbench
