@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "build/measurement_rules.h"
+
 namespace ptxbench::build {
 namespace {
 
@@ -58,6 +60,10 @@ std::vector<gate_finding> check_linkage(const elf_dynamic_info& info, const std:
     } else if (std::find(k_banned_process.begin(), k_banned_process.end(), sym.name) != k_banned_process.end()) {
       add("process-spawn", sym.name,
           fmt::format("the built object references {} ({}); starting processes is not allowed", sym.name, kind));
+    } else if (auto why = measurement_symbol(sym.name)) {
+      add("measurement-machinery", sym.name,
+          fmt::format("the built object references {} ({}: {}); candidates may not touch the measurement machinery",
+                      sym.name, kind, *why));
     }
   }
   for (const auto& rp : info.runpath)

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "build/measurement_rules.h"
 #include "build/source_scan.h"
 #include "core/file_io.h"
 
@@ -38,6 +39,43 @@ std::string header_basename(const std::string& header) {
   return slash == std::string::npos ? header : header.substr(slash + 1);
 }
 
+// Measurement machinery (measurement_rules.h): in headers, identifiers, the runner's namespace and
+// the two kinds of string literal that only a lookup by name or a /proc path needs.
+template <typename Add>
+void check_measurement_machinery(const scanned_source& scanned, Add& add) {
+  constexpr const char* rule = "measurement-machinery";
+  auto message = [](const std::string& what, const std::string& why) {
+    return fmt::format("{} ({}); candidates may not touch the measurement machinery: CUPTI, the CUDA profiler API, "
+                       "NVTX, the runner's own code or the loaded images",
+                       what, why);
+  };
+  for (const auto& inc : scanned.includes)
+    if (auto why = measurement_header(inc.header)) add(rule, inc.line, message("includes <" + inc.header + ">", *why));
+  const auto& ids = scanned.identifiers;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (auto why = measurement_identifier(ids[i].text)) {
+      add(rule, ids[i].line, message("uses '" + ids[i].text + "'", *why));
+      continue;
+    }
+    // ptxbench::gpu (and the other internal namespaces): the runner's code; the kernel ABI lives
+    // directly in namespace ptxbench (ptxbench::tensor_view, ptxbench::abi_error, ptxbench::shape_error).
+    if (i > 0 && ids[i - 1].text == "ptxbench" && ids[i].prev_char == ':') {
+      std::size_t from = ids[i - 1].offset + ids[i - 1].text.size();
+      std::string between = scanned.code.substr(from, ids[i].offset - from);
+      between.erase(std::remove_if(between.begin(), between.end(), [](unsigned char c) { return std::isspace(c); }),
+                    between.end());
+      static const std::array<std::string_view, 11> internal = {"gpu",   "eval",  "build",   "sass",    "suite",
+                                                                "core",  "cli",   "agent",   "metrics", "prompts",
+                                                                "baselines"};
+      if (between == "::" && std::find(internal.begin(), internal.end(), ids[i].text) != internal.end())
+        add(rule, ids[i].line, message("uses 'ptxbench::" + ids[i].text + "'", "the runner's own code"));
+    }
+  }
+  for (const auto& lit : scanned.literals)
+    if (auto why = measurement_string(lit.text))
+      add(rule, lit.line, message("names \"" + lit.text + "\" in a string", *why));
+}
+
 void check_one(const source_file& file, std::vector<gate_finding>& out) {
   scanned_source scanned = scan_source(file.content);
   auto add = [&](const char* rule, int line, std::string message) {
@@ -67,6 +105,7 @@ void check_one(const source_file& file, std::vector<gate_finding>& out) {
     if (is_call && std::find(k_process_spawn.begin(), k_process_spawn.end(), tok.text) != k_process_spawn.end())
       add("process-spawn", tok.line, fmt::format("calls '{}'; starting processes is not allowed", tok.text));
   }
+  check_measurement_machinery(scanned, add);
 }
 
 }  // namespace

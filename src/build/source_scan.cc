@@ -112,6 +112,7 @@ scanned_source scan_source(std::string_view text) {
       // Digit separators (1'000'000) are not character literals.
       if (c == '\'' && i > 0 && std::isxdigit(static_cast<unsigned char>(text[i - 1]))) { ++i; continue; }
       std::size_t e = quoted_end(text, i);
+      if (c == '"' && e > i + 1) out.literals.push_back({std::string(text.substr(i + 1, e - i - 2)), out.line_of(i)});
       blank(code, i + 1, e > i + 1 ? e - 1 : e);
       i = e;
       continue;
@@ -124,6 +125,10 @@ scanned_source scan_source(std::string_view text) {
       if (raw_prefix && e < text.size() && text[e] == '"') {
         std::size_t end = raw_string_end(text, e);
         if (end != std::string_view::npos) {
+          std::size_t open = text.find('(', e + 1);
+          std::size_t delim = open - e - 1;  // the delimiter between '"' and '('
+          if (end >= open + delim + 3)
+            out.literals.push_back({std::string(text.substr(open + 1, end - open - delim - 3)), out.line_of(i)});
           blank(code, e + 1, end > e + 1 ? end - 1 : end);
           i = end;
           continue;

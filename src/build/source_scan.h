@@ -24,10 +24,16 @@ struct include_directive {
   int line = 1;
 };
 
+struct string_literal {
+  std::string text;  ///< the characters between the quotes (or a raw string's delimiters), escapes as written
+  int line = 1;
+};
+
 struct scanned_source {
   std::string code;  ///< same length as the input; comments and literal contents replaced by spaces
   std::vector<identifier_token> identifiers;
   std::vector<include_directive> includes;
+  std::vector<string_literal> literals;  ///< "..." and raw string literals (not character literals)
 
   /// 1-based line of a byte offset.
   [[nodiscard]] int line_of(std::size_t offset) const;

@@ -30,7 +30,13 @@ void add_eval_command(CLI::App& app, context& ctx) {
       ->capture_default_str();
   cmd->add_option("--seed", g.seed, "base seed for inputs (0: draw one; always recorded in the verdict)");
   cmd->add_option("--harness", g.harness, "ptxbench-harness executable (default: beside ptxbench)");
-  cmd->callback([&ctx, opts, no_sanitize, no_dynamic]() {
+  auto min_coverage = std::make_shared<double>(-1);
+  cmd->add_option("--min-coverage", *min_coverage,
+                  "target-correct also needs a required family to do this share of the task's work, e.g. 0.9 "
+                  "(default: off, the paper's rule)")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd->callback([&ctx, opts, no_sanitize, no_dynamic, min_coverage]() {
+    if (*min_coverage >= 0) opts->gpu.min_coverage = *min_coverage;
     opts->gpu.sanitize = !*no_sanitize;
     opts->gpu.dynamic_check = !*no_dynamic;
     ctx.exit = run_candidates(ctx, *opts, true);

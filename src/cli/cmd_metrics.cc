@@ -25,6 +25,7 @@ ordered_json meta_json(const metrics_args& a, const metrics::loaded_inputs& in, 
           {"ptxbench_version", PTXBENCH_VERSION},
           {"inputs", in.sources},
           {"turn_limits", opt.turn_limits},
+          {"min_coverage", opt.min_coverage ? ordered_json(*opt.min_coverage) : ordered_json(nullptr)},
           {"fast_p", a.input.fast_p},
           {"counted_turns", counts.turns},
           {"infra_error_turns_excluded", counts.infra_errors},
@@ -37,13 +38,15 @@ exit_status run_metrics(const metrics_args& a) {
   metrics::metrics_options opt;
   opt.turn_limits = in->turn_limits;
   opt.p_values = in->p_values;
+  opt.min_coverage = in->min_coverage;
   const auto& loaded = in->loaded;
   auto groups = metrics::group_turns(loaded.records);
   auto tables = metrics::compute_metrics(groups, opt);
   auto st = metrics::write_metrics_dir(a.out, loaded.records, tables, meta_json(a, loaded, opt));
   if (!st) return report_error(st.err().message, exit_status::infra);
   auto counts = metrics::count_records(loaded.records);
-  std::fputs(metrics::render_table1_markdown(metrics::build_table1(tables.turn_rates, opt.turn_limits), opt.turn_limits)
+  std::fputs(metrics::render_table1_markdown(
+                 metrics::build_table1(tables.turn_rates, opt.turn_limits, opt.min_coverage), opt.turn_limits)
                  .c_str(),
              stdout);
   std::fprintf(stderr, "ptxbench: %s\n",

@@ -25,6 +25,7 @@ exit_status run_report(const report_args& a) {
   opt.generated_by = std::string("ptxbench ") + PTXBENCH_VERSION;
   opt.turn_limits = in->turn_limits;
   opt.p_values = in->p_values;
+  opt.min_coverage = in->min_coverage;
   std::string html = metrics::render_html_report(in->loaded, opt);
   auto st = write_file_atomic(a.out, html);
   if (!st) return report_error(st.err().message, exit_status::infra);

@@ -13,6 +13,10 @@ void add_metrics_input_options(CLI::App* cmd, metrics_input_args& a, const std::
       ->check(CLI::Range(0, 1000));
   cmd->add_option("--turn-limits", a.turn_limits, turn_limits_help);
   cmd->add_option("--fast-p", a.fast_p, "Fast_p thresholds FROM:TO:STEP (default 0:1.5:0.05)");
+  cmd->add_option("--min-coverage", a.min_coverage,
+                  "also count target-correct turns whose work coverage is at least this share, e.g. 0.9 (Table 1's "
+                  "third line and the coverage_* columns; default: off)")
+      ->check(CLI::Range(0.0, 100.0));
 }
 
 result<metrics_inputs> load_metrics_inputs(const metrics_input_args& a) {
@@ -28,7 +32,9 @@ result<metrics_inputs> load_metrics_inputs(const metrics_input_args& a) {
   auto in = metrics::load_inputs(spec);
   if (!in) return in.err();
   for (const auto& n : in->notes) std::fprintf(stderr, "ptxbench: note: %s\n", n.c_str());
-  return metrics_inputs{std::move(*in), std::move(*limits), std::move(*grid)};
+  std::optional<double> min_coverage;
+  if (a.min_coverage >= 0) min_coverage = a.min_coverage;
+  return metrics_inputs{std::move(*in), std::move(*limits), std::move(*grid), min_coverage};
 }
 
 }  // namespace ptxbench::cli

@@ -17,6 +17,7 @@ struct metrics_input_args {
   std::string turn_limits = "1,4,8";
   std::string fast_p = "0:1.5:0.05";
   int variant_block = 4;
+  double min_coverage = -1;  ///< --min-coverage; < 0: off
 };
 
 void add_metrics_input_options(CLI::App* cmd, metrics_input_args& a, const std::string& turn_limits_help);
@@ -25,6 +26,7 @@ struct metrics_inputs {
   metrics::loaded_inputs loaded;
   std::vector<int> turn_limits;
   std::vector<double> p_values;
+  std::optional<double> min_coverage;
 };
 
 /// Parses the limits and the grid and loads the inputs; any failure is the user's (a usage error).

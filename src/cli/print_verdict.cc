@@ -47,6 +47,14 @@ std::string verdict_text(const verdict& v, const std::string& candidate_name, bo
   if (t.static_counts || t.dynamic.counts)
     out += fmt::format("  static SASS: {}   executed (thread instr.): {}\n", counts_text(t.static_counts, t.required_families),
                        counts_text(t.dynamic.counts, t.required_families));
+  if (t.verdict == target_verdict::executed && !t.coverage.empty()) {
+    std::string shares;
+    for (const auto& [fam, c] : t.coverage)
+      shares += fmt::format("{}{} {}", shares.empty() ? "" : ", ", fam,
+                            c.fraction ? fmt::format("{:.1f}%", *c.fraction * 100) : std::string("unknown"));
+    out += fmt::format("  work coverage: {}{}\n", shares,
+                       t.min_coverage ? fmt::format(" (--min-coverage {:g}%)", *t.min_coverage * 100) : "");
+  }
   if (v.correctness)
     out += fmt::format("correctness: max_abs_error={:.4g} max_rel_error={:.4g} ({} trial(s), {} atol=rtol={:g})\n",
                        v.correctness->max_absolute_error, v.correctness->max_relative_error, v.correctness->trials,

@@ -108,6 +108,7 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
   job.cuda_root = config.cuda_root;
   job.cache_dir = config.cache_dir;
   job.seed = config.gpu.seed ? config.gpu.seed : fresh_seed();
+  if (t.work && target.peaks) job.physical_floor = floor_inputs{target.name, *t.work, *target.peaks};
   std::random_device rd;
   job.work_dir = config.cache_dir / "runs" / fmt::format("{}-{}-{:x}", t.name, utc_timestamp(), rd());
   for (std::size_t i = 0; i < cands.size(); ++i) {

@@ -3,6 +3,7 @@
 // harness), and fills the FlashInfer Trace.
 #include <fmt/format.h>
 
+#include "eval/coverage.h"
 #include "eval/gpu_stage.h"
 #include "eval/pipeline.h"
 #include "suite/trace.h"
@@ -111,6 +112,7 @@ class pipeline_evaluator final : public evaluator {
         out[i] = make_error(verdicts[i].decided.message);
         continue;
       }
+      apply_coverage(verdicts[i], *requests[i].t, *requests[i].target, m_config.gpu.min_coverage);
       attach_trace(verdicts[i], *requests[i].t, requests[i].candidate);
       out[i] = std::move(verdicts[i]);
     }

@@ -56,4 +56,17 @@ candidate_timing decide_candidate_latency(const std::vector<timed_pair>& pairs, 
   return out;
 }
 
+std::optional<floor_violation> find_below_floor(const std::vector<timed_pair>& pairs, const wallclock_calibration& cal,
+                                                double floor_ms) {
+  if (!(floor_ms > 0)) return std::nullopt;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto& p = pairs[i];
+    double bound = std::max(0.0, p.candidate_wall_ms - cal.overhead_ms);
+    bool span_below = p.candidate_span_ms > 0 && p.candidate_span_ms < floor_ms;
+    bool bound_below = p.candidate_span_ms <= 0 && bound + cal.allowance_ms < floor_ms;
+    if (span_below || bound_below) return floor_violation{static_cast<int>(i), p.candidate_span_ms, bound, span_below};
+  }
+  return std::nullopt;
+}
+
 }  // namespace ptxbench::eval

@@ -4,6 +4,7 @@
 // and the speedup as the median of per-pair ratios (reference and candidate calls alternate, so
 // clock and power drift hit both members of a pair alike).
 
+#include <optional>
 #include <vector>
 
 #include "verdict/verdict.h"
@@ -42,5 +43,21 @@ struct candidate_timing {
 /// exceeds it by more than the allowance (work the span did not see: host work, other processes,
 /// a forged span); then the larger is used. Without a span, the bound is used.
 candidate_timing decide_candidate_latency(const std::vector<timed_pair>& pairs, const wallclock_calibration& cal);
+
+/// A timed call that finished faster than physics allows (eval/physical_floor.h).
+struct floor_violation {
+  int pair = -1;           ///< index into the timed pairs
+  double span_ms = 0;      ///< the GPU span the runner reported (0: none)
+  double bound_ms = 0;     ///< the trusted wall-clock bound, wall − overhead
+  bool from_span = false;  ///< true: the reported span is below the floor; false: the wall-clock bound is
+};
+
+/// The first timed pair below the floor, or nullopt. A reported span below the floor fails even
+/// when the wall-clock bound is above it: the span then hides work (a decoy kernel, records turned
+/// off), and no honest span can be shorter than the floor. The wall-clock bound, coarse by the
+/// calibration's allowance, fails only when even bound + allowance is below the floor (and only
+/// where no span was reported). floor_ms <= 0 disables the check.
+std::optional<floor_violation> find_below_floor(const std::vector<timed_pair>& pairs, const wallclock_calibration& cal,
+                                                double floor_ms);
 
 }  // namespace ptxbench::eval

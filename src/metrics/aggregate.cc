@@ -34,16 +34,18 @@ std::vector<turn_group> group_turns(const std::vector<turn_record>& records) {
   return groups;
 }
 
-turn_rates compute_turn_rates(std::span<const turn_record> turns, int turn_limit) {
+turn_rates compute_turn_rates(std::span<const turn_record> turns, int turn_limit, std::optional<double> min_coverage) {
   turn_rates out;
   for (const auto& r : turns) {
     if (!within(r, turn_limit)) continue;
     ++out.n_turns;
     out.correct_turns += r.correct();
     out.target_correct_turns += r.target_correct;
+    if (min_coverage) out.coverage_target_correct_turns += r.target_correct && r.coverage && *r.coverage >= *min_coverage;
   }
   out.rate = ratio(out.correct_turns, out.n_turns);
   out.target_rate = ratio(out.target_correct_turns, out.n_turns);
+  if (min_coverage) out.coverage_target_rate = ratio(out.coverage_target_correct_turns, out.n_turns);
   return out;
 }
 
@@ -130,7 +132,7 @@ metrics_tables compute_metrics(const std::vector<turn_group>& groups, const metr
   metrics_tables t;
   for (const auto& g : groups) {
     for (int limit : options.turn_limits) {
-      t.turn_rates.push_back({g.key, limit, compute_turn_rates(g.turns, limit)});
+      t.turn_rates.push_back({g.key, limit, compute_turn_rates(g.turns, limit, options.min_coverage)});
       t.trajectory_rates.push_back({g.key, limit, compute_trajectory_rates(g.turns, limit)});
       t.best_speedups.push_back({g.key, limit, compute_best_speedups(g.turns, limit)});
       for (const auto& pt : compute_fast_p(g.turns, limit, options.p_values)) t.fast_p.push_back({g.key, limit, pt});

@@ -34,9 +34,15 @@ struct turn_rates {
   int64_t target_correct_turns = 0;
   std::optional<double> rate;        ///< correct_turns / n_turns; nullopt when n_turns is 0
   std::optional<double> target_rate; ///< target_correct_turns / n_turns
+  /// With a min_coverage: target-correct turns whose coverage is known and at least that (beyond
+  /// the paper; eval/coverage.h), and their rate. Zero / nullopt without one.
+  int64_t coverage_target_correct_turns = 0;
+  std::optional<double> coverage_target_rate;
 };
-/// Turn correctness rate and target-instruction turn correctness rate (the paper's Table 1).
-turn_rates compute_turn_rates(std::span<const turn_record> turns, int turn_limit);
+/// Turn correctness rate and target-instruction turn correctness rate (the paper's Table 1), and,
+/// with min_coverage, the coverage-qualified target-instruction rate.
+turn_rates compute_turn_rates(std::span<const turn_record> turns, int turn_limit,
+                              std::optional<double> min_coverage = std::nullopt);
 
 struct trajectory_rates {
   int64_t n_trajectories = 0;              ///< trajectories with at least one counted turn
@@ -71,6 +77,7 @@ std::vector<double> p_grid(double from, double to, double step);
 
 struct metrics_options {
   std::vector<int> turn_limits{1, 4, 8};
+  std::optional<double> min_coverage;  ///< --min-coverage: adds the coverage-qualified rate
   std::vector<double> p_values = p_grid(0, 1.5, 0.05);
 };
 

@@ -20,6 +20,7 @@ struct report_options {
   int fast_p_turn_limit = 0;                    ///< turns counted by the Fast_p curves; 0: the largest turn limit
   std::size_t max_text_bytes = 24000;           ///< per kernel or feedback shown; the rest is cut with a note
   std::string generated_by;                     ///< e.g. "ptxbench 0.1.0"
+  std::optional<double> min_coverage;           ///< adds the coverage-qualified target rate to Table 1
 };
 
 /// Renders the whole report. Never fails: inputs that yield nothing show "no data" in their section.

@@ -20,11 +20,15 @@ void key_cells(csv_builder& csv, const group_key& k, int turn_limit) {
 
 std::string turn_rates_csv(const std::vector<turn_rate_row>& rows) {
   csv_builder csv(key_header({"n_turns", "correct_turns", "target_correct_turns", "turn_correctness_rate",
-                              "target_turn_correctness_rate"}));
+                              "target_turn_correctness_rate", "coverage_target_correct_turns",
+                              "coverage_target_turn_correctness_rate"}));
   for (const auto& r : rows) {
     key_cells(csv, r.key, r.turn_limit);
     const auto& v = r.value;
-    csv.cell(v.n_turns).cell(v.correct_turns).cell(v.target_correct_turns).cell(v.rate).cell(v.target_rate).end_row();
+    csv.cell(v.n_turns).cell(v.correct_turns).cell(v.target_correct_turns).cell(v.rate).cell(v.target_rate);
+    if (v.coverage_target_rate) csv.cell(v.coverage_target_correct_turns);
+    else csv.cell(std::optional<int64_t>());
+    csv.cell(v.coverage_target_rate).end_row();
   }
   return csv.text();
 }

@@ -97,7 +97,7 @@ std::string_view label_color(eval_outcome label) {
 std::string table1_section(const std::vector<turn_group>& groups, const report_options& opt) {
   std::vector<turn_rate_row> rows;
   for (const auto& g : groups)
-    for (int t : opt.turn_limits) rows.push_back({g.key, t, compute_turn_rates(g.turns, t)});
+    for (int t : opt.turn_limits) rows.push_back({g.key, t, compute_turn_rates(g.turns, t, opt.min_coverage)});
   std::string limits;
   for (int t : opt.turn_limits) limits += (limits.empty() ? "" : " / ") + fmt::format("≤{}", t);
   std::string h = fmt::format(
@@ -105,15 +105,23 @@ std::string table1_section(const std::vector<turn_group>& groups, const report_o
       "target-instruction turn correctness rate (%) at {} turns; plain turn correctness rate in parentheses "
       "below. Infra-error turns are not counted.</p>",
       limits);
-  for (const auto& b : build_table1(rows, opt.turn_limits)) {
+  if (opt.min_coverage)
+    h += fmt::format("<p class=\"note\">Third line, in brackets: target-instruction turn correctness counting only "
+                     "turns whose executed target family did at least {:g}% of the task's work (work coverage, "
+                     "beyond the paper).</p>",
+                     *opt.min_coverage * 100);
+  for (const auto& b : build_table1(rows, opt.turn_limits, opt.min_coverage)) {
     h += fmt::format("<h3>{}</h3><div class=\"wide\"><table class=\"t1\"><thead><tr><th>Model</th>", xml_escape(b.arch));
     for (const auto& d : b.definitions) h += "<th>" + xml_escape(d) + "</th>";
     h += "</tr></thead><tbody>";
     for (const auto& row : b.rows) {
       h += "<tr><th>" + xml_escape(row.label) + "</th>";
       for (const auto& c : row.cells)
-        h += c.present ? fmt::format("<td title=\"{}\"><b>{}</b><br><span class=\"plain\">{}</span></td>",
-                                     xml_escape(c.exp_dir), xml_escape(c.target_line), xml_escape(c.plain_line))
+        h += c.present ? fmt::format("<td title=\"{}\"><b>{}</b><br><span class=\"plain\">{}</span>{}</td>",
+                                     xml_escape(c.exp_dir), xml_escape(c.target_line), xml_escape(c.plain_line),
+                                     c.coverage_line.empty()
+                                         ? std::string()
+                                         : "<br><span class=\"plain\">" + xml_escape(c.coverage_line) + "</span>")
                        : std::string("<td></td>");
       h += "</tr>";
     }

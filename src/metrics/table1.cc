@@ -40,11 +40,12 @@ std::string percent_text(const std::optional<double>& rate) {
   return rate ? fmt::format("{:.1f}", *rate * 100.0) : std::string("–");
 }
 
-std::vector<table1_block> build_table1(const std::vector<turn_rate_row>& rows, const std::vector<int>& turn_limits) {
+std::vector<table1_block> build_table1(const std::vector<turn_rate_row>& rows, const std::vector<int>& turn_limits,
+                                       std::optional<double> min_coverage) {
   // One run = (model, arch, definition, exp_dir); collect its rates at each limit in limit order.
   struct run_rates {
     group_key key;
-    std::vector<std::optional<double>> target, plain;
+    std::vector<std::optional<double>> target, plain, coverage;
   };
   std::vector<run_rates> runs;
   std::map<group_key, std::size_t> run_index;
@@ -53,10 +54,12 @@ std::vector<table1_block> build_table1(const std::vector<turn_rate_row>& rows, c
     if (pos == turn_limits.end()) continue;
     auto [it, added] = run_index.try_emplace(r.key, runs.size());
     if (added) runs.push_back({r.key, std::vector<std::optional<double>>(turn_limits.size()),
+                               std::vector<std::optional<double>>(turn_limits.size()),
                                std::vector<std::optional<double>>(turn_limits.size())});
     auto slot = static_cast<std::size_t>(pos - turn_limits.begin());
     runs[it->second].target[slot] = r.value.target_rate;
     runs[it->second].plain[slot] = r.value.rate;
+    runs[it->second].coverage[slot] = r.value.coverage_target_rate;
   }
   std::vector<table1_block> blocks;
   std::vector<std::string> archs;
@@ -82,7 +85,10 @@ std::vector<table1_block> build_table1(const std::vector<turn_rate_row>& rows, c
         row_it = block.rows.insert(after == block.rows.rend() ? block.rows.end() : after.base(), std::move(row));
       }
       std::size_t col = index_of_or_add(block.definitions, run.key.definition);
-      row_it->cells[col] = {true, join_rates(run.target), "(" + join_rates(run.plain) + ")", run.key.exp_dir};
+      row_it->cells[col] = {true, join_rates(run.target), "(" + join_rates(run.plain) + ")",
+                            min_coverage ? fmt::format("[cov≥{:g}%: {}]", *min_coverage * 100, join_rates(run.coverage))
+                                         : std::string(),
+                            run.key.exp_dir};
       notes[run.key.model].push_back(fmt::format("{} run {} = {}", run.key.definition, n + 1, short_dir(run.key.exp_dir)));
     }
     for (const auto& row : block.rows)
@@ -101,6 +107,13 @@ std::string render_table1_markdown(const std::vector<table1_block>& blocks, cons
       "Target-instruction turn correctness rate (%) at {} turns; plain turn correctness rate in parentheses "
       "below it.\n",
       limits_text(turn_limits));
+  bool any_coverage = false;
+  for (const auto& b : blocks)
+    for (const auto& row : b.rows)
+      for (const auto& c : row.cells) any_coverage = any_coverage || !c.coverage_line.empty();
+  if (any_coverage)
+    out += "Third line, in brackets: the same target-instruction rate counting only turns whose executed target "
+           "family did at least the given share of the task's work (work coverage, beyond the paper).\n";
   for (const auto& b : blocks) {
     out += fmt::format("\n### {}\n\n| Model |", b.arch);
     for (const auto& d : b.definitions) out += " " + d + " |";
@@ -112,6 +125,12 @@ std::string render_table1_markdown(const std::vector<table1_block>& blocks, cons
       for (const auto& c : row.cells) out += " " + c.target_line + " |";
       out += "\n|  |";
       for (const auto& c : row.cells) out += " " + c.plain_line + " |";
+      out += "\n";
+      bool coverage = false;
+      for (const auto& c : row.cells) coverage = coverage || !c.coverage_line.empty();
+      if (!coverage) continue;
+      out += "|  |";
+      for (const auto& c : row.cells) out += " " + c.coverage_line + " |";
       out += "\n";
     }
     for (const auto& n : b.notes) out += "\n- " + n;

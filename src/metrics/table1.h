@@ -15,6 +15,7 @@ struct table1_cell {
   bool present = false;      ///< false: the model has no run of this task on this arch
   std::string target_line;   ///< "91.7 / 95.8 / 94.8"
   std::string plain_line;    ///< "(91.7 / 95.8 / 94.8)"
+  std::string coverage_line; ///< with a min_coverage: "[cov≥90%: 83.3 / 87.5 / 87.5]"; else empty
   std::string exp_dir;
 };
 
@@ -33,12 +34,15 @@ struct table1_block {
 };
 
 /// Builds the layout from turn-rate rows; archs, tasks and models keep their first-appearance order.
-std::vector<table1_block> build_table1(const std::vector<turn_rate_row>& rows, const std::vector<int>& turn_limits);
+/// With min_coverage each cell also gets the coverage-qualified target rate (rows computed with it).
+std::vector<table1_block> build_table1(const std::vector<turn_rate_row>& rows, const std::vector<int>& turn_limits,
+                                       std::optional<double> min_coverage = std::nullopt);
 
 /// Formats a rate in percent with one decimal ("94.8"); "–" for an undefined rate.
 std::string percent_text(const std::optional<double>& rate);
 
-/// Renders the blocks as markdown tables, two lines per model (target first, plain in parentheses).
+/// Renders the blocks as markdown tables, two lines per model (target first, plain in parentheses),
+/// and a third with the coverage-qualified target rate when the cells have one.
 std::string render_table1_markdown(const std::vector<table1_block>& blocks, const std::vector<int>& turn_limits);
 
 }  // namespace ptxbench::metrics

@@ -86,6 +86,21 @@ void read_reply(const ordered_json& msg, const std::string& path, turn_record& r
   r.cost_usd = get_number(extra, "cost", xp, errs, false);
 }
 
+// The largest known coverage fraction among the verdict's required families
+// (target_instructions.coverage, eval/coverage.h); nullopt when none is known.
+std::optional<double> best_coverage(const ordered_json& verdict) {
+  if (!verdict.contains("target_instructions") || !verdict["target_instructions"].is_object()) return std::nullopt;
+  const auto& t = verdict["target_instructions"];
+  if (!t.contains("coverage") || !t["coverage"].is_object()) return std::nullopt;
+  std::optional<double> best;
+  for (const auto& item : t["coverage"].items())
+    if (item.value().is_object() && item.value().contains("fraction") && item.value()["fraction"].is_number()) {
+      double f = item.value()["fraction"].get<double>();
+      if (!best || f > *best) best = f;
+    }
+  return best;
+}
+
 void read_feedback(const ordered_json& msg, const std::string& path, turn_record& r, turn_text& t, json_errors& errs) {
   t.feedback = content_text(msg);
   const std::string xp = json_child(path, "extra");
@@ -125,8 +140,10 @@ void read_feedback(const ordered_json& msg, const std::string& path, turn_record
                          r.target_verdict, r.target_correct));
   if (auto passed = get_bool(extra, "all_passed", xp, errs, false); passed && label && *passed != r.correct())
     errs.add(json_child(pp, "label"), fmt::format("'{}' contradicts extra.all_passed = {}", *label, *passed));
-  if (p.contains("verdict") && p["verdict"].is_object())
+  if (p.contains("verdict") && p["verdict"].is_object()) {
     t.summary = p["verdict"].value("message", "");
+    r.coverage = best_coverage(p["verdict"]);
+  }
 }
 
 }  // namespace

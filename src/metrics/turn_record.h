@@ -36,6 +36,9 @@ struct turn_record {
   std::string arch_tag;                   ///< upstream's dynamic SASS tag ("H, B"); empty for ours
   std::optional<family_counts> static_counts;   ///< SASS instructions per family
   std::optional<family_counts> dynamic_counts;  ///< predicate-on thread instructions per family
+  /// Work coverage (eval/coverage.h): the largest known share of the task's work a required family
+  /// did; nullopt when unknown (upstream rows, verdicts before coverage existed, unknown coverage).
+  std::optional<double> coverage;
   std::optional<int64_t> reasoning_tokens;
   std::optional<int64_t> completion_tokens;
   std::optional<double> latency_s;        ///< model reply latency

@@ -63,6 +63,37 @@ result<ordered_json> load_json_file(const fs::path& path) {
   return parse_json(*text, path.string());
 }
 
+// Reads "work": {"flops", "bytes_read", "bytes_written", "note"} (formulas: suite/work_model.h).
+std::optional<work_formulas> read_work_formulas(const ordered_json& j, const std::string& here, json_errors& errs) {
+  if (!expect_object(j, here, errs)) return std::nullopt;
+  reject_unknown_keys(j, {"flops", "bytes_read", "bytes_written", "note"}, here, errs);
+  work_formulas w;
+  w.flops = get_string(j, "flops", here, errs).value_or("");
+  w.bytes_read = get_string(j, "bytes_read", here, errs).value_or("");
+  w.bytes_written = get_string(j, "bytes_written", here, errs).value_or("");
+  w.note = get_string(j, "note", here, errs, false, false).value_or("");
+  return w;
+}
+
+// Reads "peaks": {"bf16_dense_tflops", "hbm_tb_per_s", "datasheet_bf16_dense_tflops", "source", "note"}.
+std::optional<target_peaks> read_target_peaks(const ordered_json& j, const std::string& here, json_errors& errs) {
+  if (!expect_object(j, here, errs)) return std::nullopt;
+  reject_unknown_keys(j, {"bf16_dense_tflops", "hbm_tb_per_s", "datasheet_bf16_dense_tflops", "source", "note"}, here,
+                      errs);
+  target_peaks p;
+  p.bf16_dense_flops_per_s = get_number(j, "bf16_dense_tflops", here, errs).value_or(0) * 1e12;
+  p.memory_bytes_per_s = get_number(j, "hbm_tb_per_s", here, errs).value_or(0) * 1e12;
+  p.datasheet_bf16_dense_flops_per_s = get_number(j, "datasheet_bf16_dense_tflops", here, errs).value_or(0) * 1e12;
+  p.source = get_string(j, "source", here, errs).value_or("");
+  p.note = get_string(j, "note", here, errs, false, false).value_or("");
+  for (auto [key, v] : {std::pair<const char*, double>{"bf16_dense_tflops", p.bf16_dense_flops_per_s},
+                        {"hbm_tb_per_s", p.memory_bytes_per_s}})
+    if (j.contains(key) && !(v > 0)) errs.add(json_child(here, key), "expected a number > 0");
+  if (p.datasheet_bf16_dense_flops_per_s > p.bf16_dense_flops_per_s)
+    errs.add(json_child(here, "bf16_dense_tflops"), "is below the datasheet figure; the floor needs an upper bound");
+  return p;
+}
+
 result<std::map<std::string, target_info>> load_targets(const fs::path& file) {
   auto j = load_json_file(file);
   if (!j) return j.err();
@@ -80,7 +111,7 @@ result<std::map<std::string, target_info>> load_targets(const fs::path& file) {
     const auto& tj = item.value();
     if (!expect_object(tj, here, errs)) continue;
     reject_unknown_keys(tj, {"gpu_name", "arch", "gencode", "arch_family", "pack", "required_families",
-                             "verification"}, here, errs);
+                             "verification", "peaks"}, here, errs);
     target_info t;
     t.name = item.key();
     t.gpu_name = get_string(tj, "gpu_name", here, errs).value_or("");
@@ -92,6 +123,7 @@ result<std::map<std::string, target_info>> load_targets(const fs::path& file) {
     t.verification = get_string(tj, "verification", here, errs).value_or("");
     if (!t.verification.empty() && t.verification != "runtime" && t.verification != "static_only")
       errs.add(json_child(here, "verification"), "expected \"runtime\" or \"static_only\"");
+    if (tj.contains("peaks")) t.peaks = read_target_peaks(tj["peaks"], json_child(here, "peaks"), errs);
     out[t.name] = t;
   }
   if (!errs.empty()) return errs.to_error();
@@ -131,7 +163,7 @@ result<task> load_task(const ordered_json& tj, const std::string& here, const fs
   json_errors errs;
   if (!expect_object(tj, here, errs)) return errs.to_error();
   reject_unknown_keys(tj, {"name", "problem", "definition", "workload", "workload_uuid", "baseline", "baseline_options", "tolerance",
-                           "correctness_trials", "targets", "status", "held_out", "note"}, here, errs);
+                           "correctness_trials", "targets", "status", "held_out", "note", "work"}, here, errs);
   task t;
   t.name = get_string(tj, "name", here, errs).value_or("");
   t.problem = get_string(tj, "problem", here, errs).value_or("");
@@ -155,6 +187,7 @@ result<task> load_task(const ordered_json& tj, const std::string& here, const fs
   if (t.status == "ready" && t.baseline.empty()) errs.add(json_child(here, "baseline"), "a ready task needs a baseline");
   t.held_out = get_bool(tj, "held_out", here, errs, false).value_or(false);
   t.note = get_string(tj, "note", here, errs, false, false).value_or("");
+  if (tj.contains("work")) t.work_formula = read_work_formulas(tj["work"], json_child(here, "work"), errs);
   if (tj.contains("tolerance")) {
     std::string tp = json_child(here, "tolerance");
     if (expect_object(tj["tolerance"], tp, errs)) {
@@ -181,6 +214,11 @@ result<task> load_task(const ordered_json& tj, const std::string& here, const fs
   if (!w) return w.err();
   if (auto st = validate_workload(*w, t.def, t.workload_path.string() + ": workload"); !st) return st.err();
   t.wl = std::move(*w);
+  if (t.work_formula) {
+    auto work = evaluate_work(*t.work_formula, resolve_axes(t.wl, t.def));
+    if (!work) return work.err().with_context(json_child(here, "work"));
+    t.work = *work;
+  }
   return t;
 }
 

@@ -4,11 +4,13 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/result.h"
 #include "suite/definition.h"
+#include "suite/work_model.h"
 #include "suite/workload.h"
 
 namespace ptxbench {
@@ -23,6 +25,7 @@ struct target_info {
   std::string pack;          ///< knowledge-pack folder under packs/
   std::vector<std::string> required_families;  ///< any one executed makes a turn target-correct
   std::string verification;  ///< "runtime" (a GPU of this kind can run here) | "static_only"
+  std::optional<target_peaks> peaks;  ///< for the physical floor; nullopt = no floor for this target
 };
 
 struct tolerance {
@@ -43,6 +46,8 @@ struct task {
   std::string status;           ///< "ready" | "reference_pending"
   bool held_out = false;
   std::string note;
+  std::optional<work_formulas> work_formula;  ///< "work" in tasks.json; nullopt = not stated
+  std::optional<task_work> work;              ///< the formulas at the evaluated workload's axes
   std::filesystem::path definition_path, workload_path;
 };
 

@@ -3,6 +3,7 @@
 // the harness (which applies them). Defaults are the paper's protocol.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace ptxbench {
@@ -21,6 +22,9 @@ struct gpu_options {
   double sanitize_timeout_s = 120;
   double profile_timeout_s = 600;
   uint64_t seed = 0;                    ///< 0 = derive from time; always recorded in the verdict
+  /// --min-coverage: target-correct also needs a required family to have done this share of the
+  /// task's work (eval/coverage.h); nullopt = the paper's rule. Applied by the orchestrator.
+  std::optional<double> min_coverage;
 };
 
 }  // namespace ptxbench

@@ -41,6 +41,30 @@ gpu_options options_from(const ordered_json& j) {
 
 }  // namespace
 
+ordered_json to_json(const floor_inputs& in) {
+  return {{"target", in.target},
+          {"flops", in.work.flops},
+          {"bytes_read", in.work.bytes_read},
+          {"bytes_written", in.work.bytes_written},
+          {"peak_flops_per_s", in.peaks.bf16_dense_flops_per_s},
+          {"peak_bytes_per_s", in.peaks.memory_bytes_per_s}};
+}
+
+result<floor_inputs> floor_inputs_from_json(const ordered_json& j) {
+  json_errors errs;
+  const std::string path = "physical_floor";
+  if (!expect_object(j, path, errs)) return errs.to_error();
+  floor_inputs in;
+  in.target = get_string(j, "target", path, errs).value_or("");
+  in.work.flops = get_number(j, "flops", path, errs).value_or(0);
+  in.work.bytes_read = get_number(j, "bytes_read", path, errs).value_or(0);
+  in.work.bytes_written = get_number(j, "bytes_written", path, errs).value_or(0);
+  in.peaks.bf16_dense_flops_per_s = get_number(j, "peak_flops_per_s", path, errs).value_or(0);
+  in.peaks.memory_bytes_per_s = get_number(j, "peak_bytes_per_s", path, errs).value_or(0);
+  if (!errs.empty()) return errs.to_error();
+  return in;
+}
+
 ordered_json to_json(const harness_job& job) {
   ordered_json cands = ordered_json::array();
   for (const auto& c : job.candidates)
@@ -50,22 +74,24 @@ ordered_json to_json(const harness_job& job) {
                      {"required_families", c.required_families},
                      {"static_present", c.static_present},
                      {"static_known", c.static_known}});
-  return {{"format", "ptxbench.harness-job/1"},
-          {"task",
-           {{"name", job.task_name},
-            {"definition", to_json(job.def)},
-            {"workload", to_json(job.wl)},
-            {"baseline", job.baseline},
-            {"baseline_options", job.baseline_options},
-            {"tolerance", {{"atol", job.tol.atol}, {"rtol", job.tol.rtol}}},
-            {"correctness_trials", job.correctness_trials}}},
-          {"candidates", cands},
-          {"options", options_json(job.options)},
-          {"runner", job.runner.string()},
-          {"cuda_root", job.cuda_root.string()},
-          {"cache_dir", job.cache_dir.string()},
-          {"work_dir", job.work_dir.string()},
-          {"seed", job.seed}};
+  ordered_json j = {{"format", "ptxbench.harness-job/1"},
+                   {"task",
+                    {{"name", job.task_name},
+                     {"definition", to_json(job.def)},
+                     {"workload", to_json(job.wl)},
+                     {"baseline", job.baseline},
+                     {"baseline_options", job.baseline_options},
+                     {"tolerance", {{"atol", job.tol.atol}, {"rtol", job.tol.rtol}}},
+                     {"correctness_trials", job.correctness_trials}}},
+                   {"candidates", cands},
+                   {"options", options_json(job.options)},
+                   {"runner", job.runner.string()},
+                   {"cuda_root", job.cuda_root.string()},
+                   {"cache_dir", job.cache_dir.string()},
+                   {"work_dir", job.work_dir.string()},
+                   {"seed", job.seed}};
+  if (job.physical_floor) j["physical_floor"] = to_json(*job.physical_floor);
+  return j;
 }
 
 result<harness_job> harness_job_from_json(const ordered_json& j) {
@@ -101,6 +127,11 @@ result<harness_job> harness_job_from_json(const ordered_json& j) {
     job.cache_dir = j.value("cache_dir", "");
     job.work_dir = j.at("work_dir").get<std::string>();
     job.seed = j.value("seed", uint64_t{0});
+    if (j.contains("physical_floor")) {
+      auto floor = floor_inputs_from_json(j["physical_floor"]);
+      if (!floor) return floor.err();
+      job.physical_floor = *floor;
+    }
     return job;
   } catch (const std::exception& e) {
     return make_error(std::string("malformed harness job: ") + e.what());

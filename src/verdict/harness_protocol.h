@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "core/result.h"
 #include "suite/definition.h"
 #include "suite/task.h"
+#include "suite/work_model.h"
 #include "suite/workload.h"
 #include "verdict/gpu_options.h"
 #include "verdict/verdict.h"
@@ -26,6 +28,17 @@ struct job_candidate {
   bool static_present = true;              ///< false: the static check found no required family
   bool static_known = false;               ///< false: no disassembler ran (deferred)
 };
+
+/// What the harness needs to compute the physical floor (eval/physical_floor.h) once it knows the
+/// device's L2 size: the task's work at the evaluated workload and the target's peak rates.
+struct floor_inputs {
+  std::string target;  ///< "h200"
+  task_work work;
+  target_peaks peaks;
+};
+
+ordered_json to_json(const floor_inputs& in);
+result<floor_inputs> floor_inputs_from_json(const ordered_json& j);
 
 struct harness_job {
   std::string task_name;
@@ -42,6 +55,7 @@ struct harness_job {
   std::filesystem::path cache_dir;
   std::filesystem::path work_dir;
   uint64_t seed = 0;
+  std::optional<floor_inputs> physical_floor;  ///< the task's work and the target's peaks; nullopt = no floor
 };
 
 ordered_json to_json(const harness_job& job);

@@ -38,6 +38,46 @@ std::map<std::string, family_counts> per_kernel_from(const ordered_json& j) {
   return m;
 }
 
+ordered_json coverage_json(const std::map<std::string, family_coverage>& m) {
+  ordered_json j = ordered_json::object();
+  for (const auto& [fam, c] : m)
+    j[fam] = {{"fraction", c.fraction ? ordered_json(*c.fraction) : ordered_json(nullptr)}, {"unit", c.unit},
+              {"done", c.done}, {"required", c.required}, {"reason", c.reason}};
+  return j;
+}
+
+std::map<std::string, family_coverage> coverage_from(const ordered_json& j) {
+  std::map<std::string, family_coverage> m;
+  if (!j.is_object()) return m;
+  for (const auto& item : j.items()) {
+    const auto& c = item.value();
+    if (!c.is_object()) continue;
+    family_coverage f;
+    if (c.contains("fraction") && c["fraction"].is_number()) f.fraction = c["fraction"].get<double>();
+    f.unit = c.value("unit", "");
+    f.done = c.value("done", 0.0);
+    f.required = c.value("required", 0.0);
+    f.reason = c.value("reason", "");
+    m[item.key()] = std::move(f);
+  }
+  return m;
+}
+
+ordered_json floor_json(const physical_floor& f) {
+  return {{"floor_ms", f.floor_ms},     {"compute_ms", f.compute_ms}, {"memory_ms", f.memory_ms},
+          {"dram_bytes", f.dram_bytes}, {"basis", f.basis}};
+}
+
+physical_floor floor_from(const ordered_json& j) {
+  physical_floor f;
+  f.floor_ms = j.value("floor_ms", 0.0);
+  f.compute_ms = j.value("compute_ms", 0.0);
+  f.memory_ms = j.value("memory_ms", 0.0);
+  f.dram_bytes = j.value("dram_bytes", 0.0);
+  f.basis = j.value("basis", "");
+  return f;
+}
+
 ordered_json stats_json(const latency_stats& s) {
   return {{"median_ms", s.median_ms}, {"p10_ms", s.p10_ms}, {"p90_ms", s.p90_ms},
           {"mean_ms", s.mean_ms},     {"cv", s.cv},         {"samples", s.samples}};
@@ -118,6 +158,8 @@ ordered_json targets_json(const target_instructions& t) {
   write_runtime_counts(t.dynamic, j);
   j["verdict"] = std::string(target_verdict_name(t.verdict));
   j["reason"] = t.reason;
+  j["coverage"] = coverage_json(t.coverage);
+  j["min_coverage"] = t.min_coverage ? ordered_json(*t.min_coverage) : ordered_json(nullptr);
   return j;
 }
 
@@ -131,6 +173,8 @@ target_instructions targets_from(const ordered_json& t) {
   s.dynamic = read_runtime_counts(t);
   s.verdict = parse_target_verdict(t.value("verdict", "deferred")).value_or(target_verdict::deferred);
   s.reason = t.value("reason", "");
+  s.coverage = coverage_from(t.value("coverage", ordered_json::object()));
+  if (t.contains("min_coverage") && t["min_coverage"].is_number()) s.min_coverage = t["min_coverage"].get<double>();
   return s;
 }
 
@@ -145,7 +189,18 @@ std::optional<target_verdict> parse_target_verdict(std::string_view name) {
 
 std::string_view mode_name(eval_mode m) { return k_mode_names[static_cast<std::size_t>(m)]; }
 
-bool verdict::target_correct() const { return passed() && targets.verdict == target_verdict::executed; }
+bool target_instructions::coverage_at_least(double x) const {
+  for (const auto& fam : required_families) {
+    auto it = coverage.find(fam);
+    if (it != coverage.end() && it->second.fraction && *it->second.fraction >= x) return true;
+  }
+  return false;
+}
+
+bool verdict::target_correct() const {
+  return passed() && targets.verdict == target_verdict::executed &&
+         (!targets.min_coverage || targets.coverage_at_least(*targets.min_coverage));
+}
 
 void write_decision(const decision& d, ordered_json& j) {
   auto status = flashinfer_status(d.outcome);
@@ -244,7 +299,8 @@ ordered_json to_json(const timing_summary& tm) {
           {"speedup", tm.speedup}, {"speedup_p10", tm.speedup_p10}, {"speedup_p90", tm.speedup_p90},
           {"reference_name", tm.reference_name}, {"wallclock_disagreed", tm.wallclock_disagreed},
           {"candidate_wall_median_ms", tm.candidate_wall_median_ms}, {"input_sets", tm.input_sets},
-          {"l2_flush_bytes", tm.l2_flush_bytes}, {"sm_clock_mhz", tm.sm_clock_mhz}};
+          {"l2_flush_bytes", tm.l2_flush_bytes}, {"sm_clock_mhz", tm.sm_clock_mhz},
+          {"physical_floor", tm.floor ? floor_json(*tm.floor) : ordered_json(nullptr)}};
 }
 
 timing_summary timing_from_json(const ordered_json& t) {
@@ -263,6 +319,7 @@ timing_summary timing_from_json(const ordered_json& t) {
   ts.input_sets = t.value("input_sets", 0);
   ts.l2_flush_bytes = t.value("l2_flush_bytes", 0.0);
   ts.sm_clock_mhz = t.value("sm_clock_mhz", std::vector<double>{});
+  if (t.contains("physical_floor") && t["physical_floor"].is_object()) ts.floor = floor_from(t["physical_floor"]);
   return ts;
 }
 
@@ -272,6 +329,7 @@ void write_runtime_counts(const runtime_counts& r, ordered_json& j) {
   j["dynamic_method"] = r.method;
   j["dynamic_error"] = r.error;
   j["dynamic_ran"] = r.ran;
+  j["dynamic_coverage_evidence"] = r.evidence ? to_json(*r.evidence) : ordered_json(nullptr);
 }
 
 runtime_counts read_runtime_counts(const ordered_json& j) {
@@ -281,7 +339,66 @@ runtime_counts read_runtime_counts(const ordered_json& j) {
   r.method = j.value("dynamic_method", "");
   r.error = j.value("dynamic_error", "");
   r.ran = j.value("dynamic_ran", r.counts.has_value() || !r.error.empty());
+  if (j.contains("dynamic_coverage_evidence") && !j["dynamic_coverage_evidence"].is_null()) {
+    // Malformed evidence is kept as evidence that says why it is missing, so the coverage reads
+    // "unknown" with the reason instead of the whole record failing to load.
+    auto e = coverage_evidence_from_json(j["dynamic_coverage_evidence"]);
+    if (e) {
+      r.evidence = std::move(*e);
+    } else {
+      r.evidence = coverage_evidence{};
+      r.evidence->instructions_missing = r.evidence->counters_missing = e.err().message;
+    }
+  }
   return r;
+}
+
+ordered_json to_json(const coverage_evidence& e) {
+  ordered_json instructions = ordered_json::array();
+  for (const auto& i : e.instructions)
+    instructions.push_back({{"kernel", i.kernel}, {"mnemonic", i.mnemonic}, {"family", i.family},
+                            {"inst_executed", i.inst_executed}, {"thread_pred_on", i.thread_pred_on}});
+  ordered_json counters = ordered_json::object();
+  for (const auto& [kernel, metrics] : e.counters)
+    for (const auto& [metric, value] : metrics) counters[kernel][metric] = value;
+  return {{"instructions", instructions}, {"counters", counters}, {"instructions_missing", e.instructions_missing},
+          {"counters_missing", e.counters_missing}};
+}
+
+result<coverage_evidence> coverage_evidence_from_json(const ordered_json& j) {
+  const std::string path = "coverage_evidence";
+  json_errors errs;
+  if (!expect_object(j, path, errs)) return errs.to_error();
+  coverage_evidence e;
+  e.instructions_missing = get_string(j, "instructions_missing", path, errs, false, false).value_or("");
+  e.counters_missing = get_string(j, "counters_missing", path, errs, false, false).value_or("");
+  if (j.contains("instructions") && expect_array(j["instructions"], json_child(path, "instructions"), errs))
+    for (std::size_t n = 0; n < j["instructions"].size(); ++n) {
+      const auto& x = j["instructions"][n];
+      std::string here = json_index(json_child(path, "instructions"), n);
+      if (!expect_object(x, here, errs)) continue;
+      executed_instruction i;
+      i.kernel = get_string(x, "kernel", here, errs).value_or("");
+      i.mnemonic = get_string(x, "mnemonic", here, errs).value_or("");
+      i.family = get_string(x, "family", here, errs).value_or("");
+      i.inst_executed = get_int(x, "inst_executed", here, errs).value_or(0);
+      i.thread_pred_on = get_int(x, "thread_pred_on", here, errs).value_or(0);
+      e.instructions.push_back(std::move(i));
+    }
+  if (j.contains("counters") && expect_object(j["counters"], json_child(path, "counters"), errs))
+    for (const auto& k : j["counters"].items()) {
+      std::string here = json_child(json_child(path, "counters"), k.key());
+      if (!expect_object(k.value(), here, errs)) continue;
+      for (const auto& m : k.value().items()) {
+        if (!m.value().is_number()) {
+          errs.add(json_child(here, m.key()), "expected a number, got " + json_type_name(m.value()));
+          continue;
+        }
+        e.counters[k.key()][m.key()] = m.value().get<double>();
+      }
+    }
+  if (!errs.empty()) return errs.to_error();
+  return e;
 }
 
 ordered_json to_json(const verdict& v) {

@@ -68,6 +68,26 @@ std::optional<target_verdict> parse_target_verdict(std::string_view name);
 
 using family_counts = std::map<std::string, int64_t>;
 
+/// One executed instruction form of one kernel, summed over the kernel's launches (evidence for
+/// work coverage, eval/coverage.h).
+struct executed_instruction {
+  std::string kernel;           ///< ncu's (demangled) kernel name
+  std::string mnemonic;         ///< full mnemonic: "HGMMA.64x128x16.F32.BF16"
+  std::string family;           ///< its family (GMMA, TMA, TCGEN05, UBLKCP, UBLKRED)
+  int64_t inst_executed = 0;    ///< warp-level executions
+  int64_t thread_pred_on = 0;   ///< predicate-on thread executions
+};
+
+/// What the runtime check's profile established for work coverage: per-instruction executed counts
+/// (ncu's source page) and the TMA byte counters (its details page). The harness collects it; the
+/// orchestrator computes the coverage from it and the task's work (eval/coverage.h).
+struct coverage_evidence {
+  std::vector<executed_instruction> instructions;  ///< families that matter for coverage, count > 0
+  std::map<std::string, std::map<std::string, double>> counters;  ///< kernel → metric → value (summed)
+  std::string instructions_missing;  ///< why there is no per-instruction data ("" = present)
+  std::string counters_missing;      ///< why there are no TMA byte counters ("" = present)
+};
+
 /// What the runtime (dynamic) check counted: predicate-on thread instructions per family.
 struct runtime_counts {
   std::optional<family_counts> counts;        ///< summed over kernels; nullopt = not profiled
@@ -75,6 +95,18 @@ struct runtime_counts {
   std::string method;                         ///< "ncu" | "cupti" | ""
   std::string error;                          ///< non-empty: the profile could not be taken (profile_error)
   bool ran = false;                           ///< the check was attempted
+  std::optional<coverage_evidence> evidence;  ///< from the same profiled call; nullopt = not collected
+};
+
+/// The share of the task's work one required family's executed instructions did (GMMA: FLOPs of
+/// the executed GMMA instructions, from their shapes; TMA: bytes its copies moved), over the task's
+/// FLOPs or minimum bytes (suite/tasks.json "work"). Computed by eval/coverage.h.
+struct family_coverage {
+  std::optional<double> fraction;  ///< done / required (may exceed 1: re-reads, masked work); nullopt = unknown
+  std::string unit;                ///< "flop" | "byte"
+  double done = 0;                 ///< what the family's executed instructions account for
+  double required = 0;             ///< the task's FLOPs or minimum bytes
+  std::string reason;              ///< one line: how it was computed, or why it is unknown
 };
 
 struct target_instructions {
@@ -86,6 +118,10 @@ struct target_instructions {
   runtime_counts dynamic;
   target_verdict verdict = target_verdict::deferred;
   std::string reason;                         ///< one line
+  std::map<std::string, family_coverage> coverage;  ///< per required family
+  std::optional<double> min_coverage;         ///< --min-coverage: target-correct also needs this much
+  /// True when a required family's known coverage is at least `x`.
+  [[nodiscard]] bool coverage_at_least(double x) const;
 };
 
 struct output_error {
@@ -114,6 +150,17 @@ struct latency_stats {
   int samples = 0;
 };
 
+/// The physical floor of one task on the device that timed it: no GPU finishes the task faster
+/// than its FLOPs at the peak tensor rate, nor than the bytes that must cross DRAM at the peak
+/// bandwidth (eval/physical_floor.h computes it).
+struct physical_floor {
+  double floor_ms = 0;    ///< max(compute_ms, memory_ms)
+  double compute_ms = 0;  ///< FLOPs / peak FLOP rate
+  double memory_ms = 0;   ///< DRAM bytes / peak bandwidth
+  double dram_bytes = 0;  ///< bytes read + bytes written beyond the L2 size
+  std::string basis;      ///< one line: "max(6.013e+11 FLOP / 1070.5 TFLOP/s = 0.5617 ms, ...) on h200"
+};
+
 struct timing_summary {
   std::string method;       ///< "cupti" | "events"
   int warmup = 0, iterations = 0;
@@ -126,6 +173,7 @@ struct timing_summary {
   int input_sets = 0;
   double l2_flush_bytes = 0;
   std::vector<double> sm_clock_mhz;  ///< before and after
+  std::optional<physical_floor> floor;  ///< every timed call was above it; nullopt = the task or target has no floor
 };
 
 enum class eval_mode { check, eval };
@@ -159,7 +207,8 @@ struct verdict {
   /// FlashInfer's status, derived from the outcome (nullopt for built and infra_error).
   [[nodiscard]] std::optional<eval_status> status() const { return flashinfer_status(decided.outcome); }
   [[nodiscard]] bool passed() const { return decided.outcome == eval_outcome::passed; }
-  /// True when every workload passed and a required family was verified as executed.
+  /// True when every workload passed and a required family was verified as executed (and, with a
+  /// targets.min_coverage, did at least that share of the task's work).
   [[nodiscard]] bool target_correct() const;
   [[nodiscard]] const stage_record* stage(stage_id id) const { return find_stage(stages, id); }
 };

@@ -25,8 +25,13 @@ correctness_summary correctness_from_json(const ordered_json& j);
 ordered_json to_json(const timing_summary& t);
 timing_summary timing_from_json(const ordered_json& j);
 
-/// The runtime counts' fields, written flat into `j` (dynamic_counts, dynamic_per_kernel, ...).
+/// The runtime counts' fields, written flat into `j` (dynamic_counts, dynamic_per_kernel, ...,
+/// dynamic_coverage_evidence).
 void write_runtime_counts(const runtime_counts& r, ordered_json& j);
 runtime_counts read_runtime_counts(const ordered_json& j);
+
+/// The work-coverage evidence of the runtime check (strict: a malformed record is an error).
+ordered_json to_json(const coverage_evidence& e);
+result<coverage_evidence> coverage_evidence_from_json(const ordered_json& j);
 
 }  // namespace ptxbench

@@ -8,10 +8,11 @@
 
 #include "core/file_io.h"
 #include "core/process.h"
-#include "verdict/stage_timer.h"
+#include "gpu/harness/coverage_profile.h"
 #include "gpu/harness/harness.h"
 #include "gpu/harness/runner_sandbox.h"
 #include "sass/ncu_report.h"
+#include "verdict/stage_timer.h"
 
 namespace ptxbench::gpu {
 
@@ -40,40 +41,62 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
   if (!ncu) return profile_error("Nsight Compute (ncu) not found");
 
   auto& set = m_sets[0];
-  m_inputs->generate(set.input_ptrs(), m_job.seed + 700, m_stream);
-  prepare_outputs(set);
-  runner_launch l = launch_for(c, "private", false);
-  l.work_dir = work_dir_for("profile");
-  std::filesystem::path report = std::filesystem::path(l.work_dir) / "profile";
-  l.wrapper = {ncu->string(), "--metrics", "sass__inst_executed_per_opcode,sass__thread_inst_executed_true_per_opcode",
-               "--clock-control", "none", "--target-processes", "all", "-f", "-o", report.string()};
-  l.startup_timeout_s = 300;
-  runner_client runner;
-  auto started = runner.start(l);
-  if (!started) return profile_error("could not start the runner under ncu: " + started.err().message);
-  out.sandbox["profile"] = sandbox_record(*started);
-  call_result r = *started;
-  if (r.outcome == call_outcome::ok) r = runner.call(set.describe(), m_job.options.profile_timeout_s);
-  std::string how = runner.stop(120);  // ncu writes the report after the application exits
-  ordered_json details = {{"runner", how}, {"ncu", ncu->string()}};
-  if (!r.sandbox_violation.empty()) {
-    // Not a profiling problem: the candidate attempted something the sandbox forbids while it was
-    // being profiled (perhaps only there), and that decides its verdict like in any other stage.
-    auto failure = classify_call_failure(r, "the profiled call");
-    out.decided = {failure.outcome, stage_id::dynamic_check, failure.message, runner.output(64u << 10)};
-    details["log"] = runner.output(8u << 10);
-    finish(stage_outcome::failed, failure.message, details);
-    return false;
-  }
-  if (r.outcome != call_outcome::ok) {
-    details["log"] = runner.output(8u << 10);
+  std::filesystem::path report;
+  ordered_json details;
+  // Work coverage (eval/coverage.h) needs per-instruction counts and the TMA byte counters from
+  // the same profiled call. Should this ncu not know one of those metrics, the call is profiled
+  // again with the paper's two metrics only, and coverage is recorded as unknown with ncu's words.
+  std::string coverage_missing, runner_log;
+  for (bool with_coverage : {true, false}) {
+    m_inputs->generate(set.input_ptrs(), m_job.seed + 700, m_stream);
+    prepare_outputs(set);
+    runner_launch l = launch_for(c, "private", false);
+    l.work_dir = work_dir_for(with_coverage ? "profile" : "profile-plain");
+    report = std::filesystem::path(l.work_dir) / "profile";
+    std::string metrics = "sass__inst_executed_per_opcode,sass__thread_inst_executed_true_per_opcode";
+    if (with_coverage) metrics += "," + coverage_profile_metrics();
+    l.wrapper = {ncu->string(), "--metrics", metrics, "--clock-control", "none", "--target-processes", "all",
+                 "-f", "-o", report.string()};
+    l.startup_timeout_s = 300;
+    runner_client runner;
+    auto started = runner.start(l);
+    call_result r;
+    if (started) {
+      r = *started;
+      out.sandbox["profile"] = sandbox_record(*started);
+    }
+    if (started && r.outcome == call_outcome::ok) r = runner.call(set.describe(), m_job.options.profile_timeout_s);
+    std::string how = runner.stop(120);  // ncu writes the report after the application exits
+    details = {{"runner", how}, {"ncu", ncu->string()}};
+    std::string log = runner.output(8u << 10);
+    if (started && !r.sandbox_violation.empty()) {
+      // Not a profiling problem: the candidate attempted something the sandbox forbids while it was
+      // being profiled (perhaps only there), and that decides its verdict like in any other stage.
+      auto failure = classify_call_failure(r, "the profiled call");
+      out.decided = {failure.outcome, stage_id::dynamic_check, failure.message, runner.output(64u << 10)};
+      details["log"] = log;
+      finish(stage_outcome::failed, failure.message, details);
+      return false;
+    }
+    if (started && r.outcome == call_outcome::ok) {
+      runner_log = log;
+      break;
+    }
+    if (with_coverage) {
+      if (auto rejected = ncu_metric_complaint(log); !rejected.empty()) {
+        coverage_missing = "ncu rejected a coverage metric: " + rejected;
+        continue;
+      }
+    }
+    details["log"] = log;
+    if (!started) return profile_error("could not start the runner under ncu: " + started.err().message, details);
     return profile_error("the profiled call did not complete: " + r.message, details);
   }
   auto imported = run_process({.argv = {ncu->string(), "-i", report.string() + ".ncu-rep", "--csv", "--page", "details",
                                         "--print-metric-instances", "details"},
                                .timeout_s = 120});
   if (!imported.succeeded()) {
-    details["log"] = runner.output(8u << 10);
+    details["log"] = runner_log;
     return profile_error(fmt::format("ncu --import {}: {}", describe_exit(imported, 120), imported.err.substr(0, 400)),
                          details);
   }
@@ -94,6 +117,7 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
   for (const auto& fam : c.required_families)
     ran += fmt::format("{}{}={}", ran.empty() ? "" : " ", fam, total[fam]);
   details["kernels"] = profile->kernels.size();
+  out.dynamic.evidence = coverage_evidence_for(*ncu, report, imported.out, coverage_missing);
   finish(stage_outcome::passed,
          fmt::format("{} kernel launch(es) profiled; predicate-on thread instructions: {}", profile->kernels.size(), ran),
          details);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "eval/physical_floor.h"
 #include "verdict/stage_timer.h"
 #include "eval/timed_output_check.h"
 #include "eval/timing_stats.h"
@@ -109,6 +110,21 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     ref_ms.push_back(ref);
   }
   auto decided = eval::decide_candidate_latency(pairs, cal);
+  // The physical floor (eval/physical_floor.h): a call that no GPU could finish this fast fails,
+  // whatever its span says.
+  std::optional<physical_floor> floor;
+  if (m_job.physical_floor) {
+    int l2_bytes = 0;
+    PTXB_CUDA_CALL(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, m_device));
+    floor = eval::physical_floor_for(*m_job.physical_floor, l2_bytes);
+  }
+  if (floor)
+    if (auto below = eval::find_below_floor(pairs, cal, floor->floor_ms)) {
+      int call = opt.warmup + below->pair;
+      return fail(eval_outcome::runtime_error,
+                  eval::floor_violation_message(*below, *floor, cal.allowance_ms, call,
+                                                m_job.seed + 1000 + static_cast<uint64_t>(call)));
+    }
   std::vector<double> spans;
   for (const auto& p : pairs) spans.push_back(p.candidate_span_ms);
   std::vector<double> wall;
@@ -124,6 +140,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   auto clocks_after = read_clocks(m_device);
   for (const auto* c : {&clocks_before, &clocks_after})
     if (c->contains("sm_mhz") && (*c)["sm_mhz"].is_number()) ts.sm_clock_mhz.push_back((*c)["sm_mhz"].get<double>());
+  ts.floor = floor;
   out.timing = ts;
   ordered_json details = {{"calibration_overhead_ms", cal.overhead_ms},
                           {"calibration_allowance_ms", cal.allowance_ms},

@@ -1,0 +1,38 @@
+#include "gpu/harness/coverage_profile.h"
+
+#include <fmt/format.h>
+
+#include "core/process.h"
+#include "core/text.h"
+
+namespace ptxbench::gpu {
+
+std::string coverage_profile_metrics() {
+  std::string m = "inst_executed,thread_inst_executed_true";
+  for (const auto& name : eval::tma_byte_metrics()) m += "," + name;
+  return m;
+}
+
+std::string ncu_metric_complaint(const std::string& output) {
+  for (auto line : split_lines(output))
+    if (starts_with(line, "==ERROR==") &&
+        (line.find("metric") != std::string_view::npos || line.find("Metric") != std::string_view::npos))
+      return std::string(trim(line));
+  return "";
+}
+
+coverage_evidence coverage_evidence_for(const std::filesystem::path& ncu, const std::filesystem::path& report,
+                                        const std::string& details_csv, const std::string& missing) {
+  if (!missing.empty()) return eval::evidence_from_ncu(std::nullopt, std::nullopt, missing, missing);
+  auto page = run_process({.argv = {ncu.string(), "-i", report.string() + ".ncu-rep", "--csv", "--page", "source",
+                                    "--print-source", "sass"},
+                           .timeout_s = 120,
+                           .max_output_bytes = 64u << 20});
+  if (!page.succeeded())
+    return eval::evidence_from_ncu_output(
+        std::nullopt, fmt::format("ncu --page source: {}: {}", describe_exit(page, 120), page.err.substr(0, 300)),
+        details_csv);
+  return eval::evidence_from_ncu_output(page.out, "", details_csv);
+}
+
+}  // namespace ptxbench::gpu

@@ -1,0 +1,27 @@
+#pragma once
+// What the dynamic check adds to its Nsight Compute run for work coverage (eval/coverage.h): the
+// per-instruction source counters and the TMA byte counters, and reading them back from the report
+// into the runtime counts' evidence (runtime_counts::evidence, verdict/verdict.h).
+
+#include <filesystem>
+#include <string>
+
+#include "eval/coverage.h"
+
+namespace ptxbench::gpu {
+
+/// The extra --metrics: "inst_executed,thread_inst_executed_true" (per-instruction counts for the
+/// source page) and the TMA byte counters (eval::tma_byte_metrics()).
+std::string coverage_profile_metrics();
+
+/// ncu's complaint about an unknown or unsupported metric in its output (the first ==ERROR== line
+/// that mentions a metric), or "" when there is none.
+std::string ncu_metric_complaint(const std::string& output);
+
+/// Prints the report's source page (`ncu -i REPORT.ncu-rep --csv --page source --print-source
+/// sass`) and builds the evidence from it and the already imported details page. `missing` non-empty:
+/// the coverage metrics were not collected; the evidence then only says why.
+coverage_evidence coverage_evidence_for(const std::filesystem::path& ncu, const std::filesystem::path& report,
+                                        const std::string& details_csv, const std::string& missing);
+
+}  // namespace ptxbench::gpu
