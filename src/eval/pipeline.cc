@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "build/binding_includes.h"
 #include "build/link_gate.h"
 #include "build/toolchain.h"
 #include "core/sha256.h"
@@ -119,6 +120,13 @@ result<std::optional<build::build_result>> run_cpu_stages(const task&, const tar
     req.include_dirs = {config.root / "include"};
     if (fs::is_directory(config.root / "packs" / target.pack / "include"))
       req.include_dirs.push_back(config.root / "packs" / target.pack / "include");
+    auto binding = binding_of(candidate);  // an upstream (TVM-FFI) kernel builds against our compat headers
+    if (!binding) {
+      timer.finish(v, stage_outcome::failed, binding.err().message);
+      decide(v, stage_id::build, eval_status::COMPILE_ERROR, "compile_error", binding.err().message, gpu_mode);
+      return std::optional<build::build_result>{};
+    }
+    for (auto& dir : build::binding_include_dirs(*binding, config.root)) req.include_dirs.push_back(dir);
     req.cache_dir = config.cache_dir;
     req.timeout_s = config.compile_timeout_s;
     auto r = build::build_candidate(req, *tc);
