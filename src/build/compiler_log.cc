@@ -16,9 +16,11 @@ compiler_log parse_compiler_log(const std::string& text) {
   static const std::regex barriers(R"(used (\d+) barriers)");
   static const std::regex smem(R"((\d+) bytes smem)");
   static const std::regex cmem(R"((\d+) bytes cmem\[0\])");
-  // "file(12): error: ...", "ptxas fatal   : ...", "nvcc fatal   : ...", "error: ..." — but not the
+  // "file(12): error: ...", "ptxas fatal   : ...", "nvcc fatal   : ...", "error: ...", the host
+  // preprocessor's "file:18:10: fatal error: x.h: No such file or directory" — but not the
   // "2 errors detected in the compilation" summary.
-  static const std::regex error_line(R"((: error|^error|\bfatal\s*:|: catastrophic error))", std::regex::icase);
+  static const std::regex error_line(R"((: error|^error|\bfatal\s*:|: fatal error|: catastrophic error))",
+                                     std::regex::icase);
   static const std::regex warning_line(R"((: warning|^warning|ptxas warning))", std::regex::icase);
 
   kernel_resources* current = nullptr;

@@ -8,6 +8,7 @@
 #include "cli/print_verdict.h"
 #include "core/file_io.h"
 #include "eval/pipeline.h"
+#include "suite/binding.h"
 #include "suite/task.h"
 #include "verdict/verdict_json.h"
 
@@ -31,6 +32,7 @@ result<solution> load_candidate(const std::string& file, const suite& s, const s
       return make_error(fmt::format("{}: solution is for '{}', not for --task {}", file, sol->definition, task_name));
     if (sol->spec.language != "cuda" && sol->spec.language != "cpp")
       return make_error(fmt::format("{}: language '{}' is not supported (cuda or cpp)", file, sol->spec.language));
+    if (auto binding = binding_of(*sol); !binding) return binding.err().with_context(file);
     return sol;
   }
   const task* t = s.find_task(task_name);

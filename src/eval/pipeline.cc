@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "build/entry_check.h"
+#include "build/binding_includes.h"
 #include "build/link_gate.h"
 #include "build/toolchain.h"
 #include "core/sha256.h"
@@ -113,6 +114,13 @@ result<std::optional<build::build_result>> run_cpu_stages(const task& t, const t
     req.sources = candidate.sources;
     req.gencode = target.gencode;
     req.include_dirs = candidate_include_dirs(config.root, target);
+    auto binding = binding_of(candidate);  // an upstream (TVM-FFI) kernel builds against our compat headers
+    if (!binding) {
+      v.stages.push_back(timer.finish(stage_outcome::failed, binding.err().message));
+      decide(v, stage_id::build, eval_outcome::compile_error, binding.err().message);
+      return stopped;
+    }
+    for (auto& dir : build::binding_include_dirs(*binding, config.root)) req.include_dirs.push_back(dir);
     req.cache_dir = config.cache_dir;
     req.timeout_s = config.compile_timeout_s;
     auto r = build::build_candidate(req, *tc);
