@@ -81,9 +81,13 @@ ALLOWED_PATHS = {
     "triton.tools": "module",
     "triton.tools.tensor_descriptor": "subtree",
     "math": "subtree",
-    "typing": "subtree",
+    # Not all of typing: typing.get_type_hints evaluates annotation strings.
+    "typing": "module",
     "__future__": "subtree",
 }
+for _name in ("Any Callable Dict Iterable List Literal Mapping NamedTuple Optional Sequence Tuple Type "
+              "TypeVar Union Final TYPE_CHECKING cast overload").split():
+    ALLOWED_PATHS["typing." + _name] = "leaf"
 for _dtype in ("float16 half bfloat16 float32 float float64 double float8_e4m3fn float8_e5m2 "
                "float8_e4m3fnuz float8_e5m2fnuz float8_e8m0fnu float4_e2m1fn_x2 int8 int16 short "
                "int32 int int64 long uint8 uint16 uint32 uint64 bool").split():
@@ -261,7 +265,25 @@ def path_verdict(path):
         if kind is None:
             return category_of_path(path), prefix
         if kind == "subtree":
-            return None
+            return subtree_verdict(parts, i)
+    return None
+
+
+def subtree_verdict(parts, start):
+    """Below an allowed subtree (triton.language, ...) every public name is allowed, but not a
+    private one or a module the subtree happens to import (`tl.core.builtins`)."""
+    for j in range(start, len(parts)):
+        name, prefix = parts[j], ".".join(parts[:j + 1])
+        if name.startswith("__") and name.endswith("__"):
+            return "dunder-access", prefix
+        if name.startswith("_"):
+            return category_of_path(parts[0]), prefix
+        if name in IMPORT_CATEGORY_OF and name != "cuda":  # tl.extra.cuda is Triton's own
+            return IMPORT_CATEGORY_OF[name], prefix
+        if name in FORBIDDEN_BUILTINS:
+            return FORBIDDEN_BUILTINS[name], prefix
+        if name in ("getattr", "torch", "triton"):
+            return "introspection", prefix
     return None
 
 
@@ -548,7 +570,7 @@ class Checker(ast.NodeVisitor):
         self.check_path(path, node, as_value=True)
 
     def check_path(self, path, node, as_value):
-        dunder = [p for p in path.split(".") if p.startswith("__") and p.endswith("__")]
+        dunder = [p for p in path.split(".")[1:] if p.startswith("__") and p.endswith("__")]
         if dunder:
             self.gate.report("dunder-access", node, f"`.{dunder[0]}` reaches interpreter internals")
             return

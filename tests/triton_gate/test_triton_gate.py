@@ -154,6 +154,18 @@ class Rules(unittest.TestCase):
         self.assertEqual(self.findings("def run(A, B, C):\n    c = torch.cuda\n"), {("module-as-value", 2)})
         self.assertEqual(self.findings("def run(A: torch.nn.Module, B, C):\n    pass\n"), {("torch-compute", 1)})
 
+    def test_allowed_subtrees_do_not_reach_private_names_or_other_modules(self):
+        self.assertIsNone(triton_gate.path_verdict("triton.language.extra.cuda.libdevice.exp"))
+        self.assertIsNone(triton_gate.path_verdict("triton.tools.tensor_descriptor.TensorDescriptor.from_tensor"))
+        self.assertEqual(triton_gate.path_verdict("triton.language.core.builtins.eval"),
+                         ("introspection", "triton.language.core.builtins"))
+        self.assertEqual(triton_gate.path_verdict("triton.language.core._unwrap_if_constexpr")[0],
+                         "triton-not-allowed")
+        self.assertEqual(triton_gate.path_verdict("triton.language.os")[0], "process-spawn")
+        self.assertEqual(triton_gate.path_verdict("typing.get_type_hints")[0], "import-not-allowed")
+        body = "def run(A, B, C):\n    tl.core.builtins.exec('x')\n"
+        self.assertEqual(self.findings(body), {("introspection", 2)})
+
     def test_columns_count_characters(self):
         found, _ = triton_gate.check_source(PRELUDE + "def run(A, B, C):\n    é = 1; C.copy_(torch.mm(A, B))\n")
         self.assertEqual([(f.rule, f.col) for f in found], [("torch-compute", 20)])
