@@ -208,7 +208,8 @@ def model_parts(model):
 
 
 def input_device(model):
-    return model.get_input_embeddings().weight.device
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    return base.get_input_embeddings().weight.device
 
 
 # ---- loss ---------------------------------------------------------------------------------
@@ -367,19 +368,29 @@ def check_output_folder(out):
         raise UsageError(f"--out {out} exists and is not an empty folder; choose a new one")
 
 
-def resolve_model_source(args, texts, manifest):
-    """Returns (model folder, tokenizer folder, tiny?) and records the source in the manifest."""
+def check_model_source(args):
+    """Checks --model and --tokenizer before anything is written; returns the tiny arch or None."""
     if args.model.startswith("tiny:"):
         arch = args.model.split(":", 1)[1] or "auto"
         if arch not in tiny_model.ARCHS:
             raise UsageError(f"--model tiny:{arch}: unknown architecture (expected {', '.join(tiny_model.ARCHS)})")
+    else:
+        arch = None
+        if not os.path.isfile(os.path.join(args.model, "config.json")):
+            raise UsageError(f"--model {args.model}: not a local model folder with config.json "
+                             "(nothing is downloaded; or use tiny:ARCH)")
+    if args.tokenizer and not os.path.isdir(args.tokenizer):
+        raise UsageError(f"--tokenizer {args.tokenizer}: not a folder")
+    return arch
+
+
+def resolve_model_source(args, tiny_arch, texts, manifest):
+    """Returns (model folder, tokenizer folder, tiny?) and records the source in the manifest."""
+    if tiny_arch is not None:
         folder = os.path.join(args.out, "tiny_model")
         manifest["model"] = {"source": args.model, "path": folder,
-                             "tiny": tiny_model.build(arch, folder, texts, args.seed)}
+                             "tiny": tiny_model.build(tiny_arch, folder, texts, args.seed)}
         return folder, args.tokenizer or folder, True
-    if not os.path.isfile(os.path.join(args.model, "config.json")):
-        raise UsageError(f"--model {args.model}: not a local model folder with config.json "
-                         "(nothing is downloaded; or use tiny:ARCH)")
     manifest["model"] = {"source": args.model, "path": os.path.abspath(args.model), "tiny": None}
     return args.model, args.tokenizer or args.model, False
 
@@ -390,13 +401,14 @@ def run(args, log=print):
     with status "failed", the error, and the steps done."""
     torch, transformers, peft = import_libraries()
     check_output_folder(args.out)
+    tiny_arch = check_model_source(args)
     rows = sft_data.load_rows(args.data)
     os.makedirs(args.out, exist_ok=True)
     manifest = {"tool": "train/sft_lora.py", "format_version": 1, "status": "running",
                 "started_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "command": sys.argv, "seed": args.seed, "steps": []}
     try:
-        return run_recipe(args, rows, manifest, torch, transformers, peft, log)
+        return run_recipe(args, rows, tiny_arch, manifest, torch, transformers, peft, log)
     except BaseException as e:
         manifest["status"] = "failed"
         manifest["error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
@@ -405,9 +417,9 @@ def run(args, log=print):
         raise
 
 
-def run_recipe(args, rows, manifest, torch, transformers, peft, log):
+def run_recipe(args, rows, tiny_arch, manifest, torch, transformers, peft, log):
     texts = [m["content"] for row in rows for m in row.messages]
-    model_folder, tokenizer_folder, tiny = resolve_model_source(args, texts, manifest)
+    model_folder, tokenizer_folder, tiny = resolve_model_source(args, tiny_arch, texts, manifest)
 
     tokenizer = transformers.AutoTokenizer.from_pretrained(tokenizer_folder)
     if not getattr(tokenizer, "chat_template", None):

@@ -36,6 +36,10 @@ CHAT_TEMPLATE = ("{% for message in messages %}"
                  "{% endfor %}"
                  "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
 VOCAB_SIZE = 1024
+# Real checkpoints initialise with std 0.02. At width 64 that leaves the output layer a logit range
+# of about ±1.3 after the final norm, so no adapter can move the loss far from log(vocab) and a
+# 20-step smoke run could not show learning; 0.1 gives it room (a simulation here: ~4% vs ~17%).
+INITIALIZER_RANGE = 0.1
 # Always in the tokenizer's training text, so every byte class the fixtures use is seen.
 BASE_CORPUS = ("__global__ void kernel(const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + "
                "threadIdx.x; if (i < n) y[i] = 2.0f * x[i]; }\n```cpp\n#include <ptxbench/abi.h>\n```\n"
@@ -98,6 +102,7 @@ def qwen3_5_config(vocab_size, eos_id, pad_id):
                   linear_value_head_dim=16, linear_conv_kernel_dim=4,
                   layer_types=["linear_attention", "linear_attention", "linear_attention", "full_attention"],
                   max_position_embeddings=8192, tie_word_embeddings=False,
+                  initializer_range=INITIALIZER_RANGE,
                   eos_token_id=eos_id, pad_token_id=pad_id, bos_token_id=None)
     # Rotary dims = head_dim * 0.25 = 8, i.e. 4 frequencies, split over the M-RoPE sections.
     rope = {"rope_type": "default", "rope_theta": 10000000.0, "partial_rotary_factor": 0.25,
@@ -121,7 +126,8 @@ def build_model(arch, vocab_size, eos_id, pad_id):
         return transformers.Qwen3_5ForCausalLM(qwen3_5_config(vocab_size, eos_id, pad_id))
     shape = dict(vocab_size=vocab_size, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                  num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=8192,
-                 tie_word_embeddings=False, eos_token_id=eos_id, pad_token_id=pad_id, bos_token_id=None)
+                 tie_word_embeddings=False, initializer_range=INITIALIZER_RANGE,
+                 eos_token_id=eos_id, pad_token_id=pad_id, bos_token_id=None)
     if arch == "qwen3":
         return transformers.Qwen3ForCausalLM(transformers.Qwen3Config(**shape))
     if arch == "llama":
