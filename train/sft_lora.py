@@ -89,6 +89,7 @@ def parse_args(argv):
                    help="comma-separated linear module names; those the model lacks are skipped")
     p.add_argument("--seed", type=int, default=0, help="shuffle, LoRA initialisation and tiny-model seed")
     p.add_argument("--eot-token", help="the chat template's end-of-turn token (default: the tokenizer's eos_token)")
+    p.add_argument("--chat-template", help="a Jinja chat template file to use instead of the tokenizer's")
     p.add_argument("--device", default="auto", help="auto, cuda, cuda:N or cpu")
     p.add_argument("--device-map", help="passed to from_pretrained (e.g. auto) to spread a large model over GPUs")
     p.add_argument("--dtype", choices=["auto", "bf16", "fp16", "fp32"], default="auto",
@@ -381,6 +382,8 @@ def check_model_source(args):
                              "(nothing is downloaded; or use tiny:ARCH)")
     if args.tokenizer and not os.path.isdir(args.tokenizer):
         raise UsageError(f"--tokenizer {args.tokenizer}: not a folder")
+    if args.chat_template and not os.path.isfile(args.chat_template):
+        raise UsageError(f"--chat-template {args.chat_template}: not a file")
     return arch
 
 
@@ -422,6 +425,9 @@ def run_recipe(args, rows, tiny_arch, manifest, torch, transformers, peft, log):
     model_folder, tokenizer_folder, tiny = resolve_model_source(args, tiny_arch, texts, manifest)
 
     tokenizer = transformers.AutoTokenizer.from_pretrained(tokenizer_folder)
+    if args.chat_template:
+        with open(args.chat_template, encoding="utf-8") as f:
+            tokenizer.chat_template = f.read()
     if not getattr(tokenizer, "chat_template", None):
         raise UsageError(f"tokenizer in {tokenizer_folder} has no chat template")
     eot = args.eot_token or tokenizer.eos_token
@@ -439,6 +445,7 @@ def run_recipe(args, rows, tiny_arch, manifest, torch, transformers, peft, log):
         "labelled_tokens": sft_data.length_stats([e.labelled_tokens for e in examples]),
     }
     manifest["tokenizer"] = {"path": os.path.abspath(tokenizer_folder), "eot_token": eot,
+                             "chat_template_file": os.path.abspath(args.chat_template) if args.chat_template else None,
                              "chat_template_sha256": hashlib.sha256(tokenizer.chat_template.encode()).hexdigest()}
     manifest["mask"] = MASK_POLICY
     log(f"data: {len(rows)} rows, {len(examples)} kept, {len(tokenized.dropped_over_limit)} over "

@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import unittest
 
-from train import data, sft_lora, tiny_model
+from train import data, merge_lora, sft_lora, tiny_model
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "fixit_tiny.jsonl")
 LIBRARIES = ("torch", "transformers", "peft", "tokenizers")
@@ -150,6 +150,17 @@ class TinyModelSFT(unittest.TestCase):
         print(f"reloaded vs trained max |Δlogit| {diff:.2e}; base vs trained {moved:.2e}")
         self.assertLessEqual(diff, 1e-4)
         self.assertGreater(moved, 1e-2)  # the adapter changed the model, so equality means something
+
+        merged_dir = os.path.join(self.tmp, "merged")
+        self.assertEqual(merge_lora.main(["--model", self.model_dir, "--adapter", adapter, "--out", merged_dir,
+                                          "--dtype", "fp32"]), 0)
+        merged = sft_lora.load_model(merged_dir, torch.float32, self.device, args, self.transformers)
+        merged.eval()
+        with torch.no_grad():
+            merged_logits = merged(input_ids=ids).logits.float()
+        merged_diff = (merged_logits - trained).abs().max().item()
+        print(f"merged vs trained max |Δlogit| {merged_diff:.2e}")
+        self.assertLessEqual(merged_diff, 1e-3)
 
     # ---- the command line -------------------------------------------------------------------
     def test_command_line_run_writes_adapter_and_manifest(self):
