@@ -173,20 +173,27 @@ def load_model(path, dtype, device, args, transformers):
 
 
 def linear_module_names(model, torch):
+    """(names of the decoder's linear layers, name of the output layer or None)."""
     head = model.get_output_embeddings()
-    names = set()
+    names, head_name = set(), None
     for name, module in model.named_modules():
-        if isinstance(module, torch.nn.Linear) and module is not head:
-            names.add(name.rsplit(".", 1)[-1])
-    return names
+        if isinstance(module, torch.nn.Linear):
+            if module is head:
+                head_name = name.rsplit(".", 1)[-1]
+            else:
+                names.add(name.rsplit(".", 1)[-1])
+    return names, head_name
 
 
 def choose_targets(model, requested, torch):
-    present = linear_module_names(model, torch)
-    chosen = [m for m in requested if m in present]
+    """The requested names the model has. The output layer is a target only when named (as
+    Tinker's train_unembed would): adapter servers often cannot apply LoRA to it."""
+    present, head_name = linear_module_names(model, torch)
+    allowed = present | ({head_name} if head_name else set())
+    chosen = [m for m in requested if m in allowed]
     if not chosen:
         raise TrainError(f"none of the target modules {requested} is a linear layer of this model "
-                         f"(it has: {', '.join(sorted(present))})")
+                         f"(it has: {', '.join(sorted(allowed))})")
     return chosen, sorted(present - set(chosen))
 
 
