@@ -457,6 +457,8 @@ def run_recipe(args, rows, tiny_arch, manifest, torch, transformers, peft, log):
     manifest["mask"] = MASK_POLICY
     log(f"data: {len(rows)} rows, {len(examples)} kept, {len(tokenized.dropped_over_limit)} over "
         f"{args.max_tokens} tokens dropped")
+    if len(examples) < args.batch_size:
+        raise TrainError(f"{len(examples)} rows left after the length filter; a batch needs {args.batch_size}")
 
     random.seed(args.seed)
     torch.manual_seed(args.seed)
