@@ -81,6 +81,7 @@ class TinyModelSFT(unittest.TestCase):
                 self.assertEqual(decode(self.tokenizer, example.input_ids[:example.prompt_tokens]), prompt)
 
     def test_a_generation_prompt_that_opens_think_stays_unlabelled(self):
+        self.assertNotEqual(QWEN_LIKE_TEMPLATE, tiny_model.CHAT_TEMPLATE)
         tokenizer = self.tokenizer_with(QWEN_LIKE_TEMPLATE)
         row = self.rows[0]
         example, _ = data.tokenize_row(tokenizer, row, EOT, 10 ** 6)
