@@ -1,0 +1,19 @@
+"""eval, exec and compile."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(src, dst, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
+
+
+def run(A, B, C):
+    M, K = A.shape
+    N = B.shape[0]
+    mm = eval("torch.matmul")  # gate-expect: dynamic-code
+    exec("C.copy_(A @ B.T)")  # gate-expect: dynamic-code
+    code = compile("A @ B.T", "x", "eval")  # gate-expect: dynamic-code
+    copy_kernel[(triton.cdiv(M * N, 1024),)](C, C, M * N, BLOCK=1024)

@@ -1,0 +1,17 @@
+"""Rebinding an imported module name."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(src, dst, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
+
+
+def run(A, B, C):
+    M, K = A.shape
+    N = B.shape[0]
+    torch = A  # gate-expect: module-as-value
+    copy_kernel[(triton.cdiv(M * N, 1024),)](C, C, M * N, BLOCK=1024)

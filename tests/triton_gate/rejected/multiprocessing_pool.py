@@ -1,0 +1,18 @@
+"""multiprocessing."""
+import torch
+import triton
+import triton.language as tl
+import multiprocessing  # gate-expect: process-spawn
+
+
+@triton.jit
+def copy_kernel(src, dst, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
+
+
+def run(A, B, C):
+    M, K = A.shape
+    N = B.shape[0]
+    pool = multiprocessing.Pool(2)  # gate-expect: process-spawn
+    copy_kernel[(triton.cdiv(M * N, 1024),)](C, C, M * N, BLOCK=1024)

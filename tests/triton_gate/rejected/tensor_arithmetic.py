@@ -1,0 +1,20 @@
+"""A GEMM from elementwise operators in a host loop."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(src, dst, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
+
+
+def run(A, B, C):
+    M, K = A.shape
+    N = B.shape[0]
+    acc = torch.zeros((M, N), device=A.device, dtype=torch.float32)
+    for k in range(K):
+        acc += A[:, k, None] * B[None, :, k]  # gate-expect: tensor-arithmetic
+    C.copy_(acc)
+    copy_kernel[(triton.cdiv(M * N, 1024),)](C, C, M * N, BLOCK=1024)

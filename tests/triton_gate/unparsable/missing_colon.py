@@ -1,0 +1,4 @@
+import triton
+
+def run(A, B, C)
+    pass
