@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -25,7 +27,24 @@ namespace ptxbench::testing {
 namespace fs = std::filesystem;
 namespace {
 
-const fs::path pg_bin = "/usr/lib/postgresql/15/bin";
+/// PTXBENCH_PG_BIN, else PostgreSQL 15's Debian location, else the newest installed major version.
+fs::path find_pg_bin() {
+  if (const char* env = std::getenv("PTXBENCH_PG_BIN"); env && *env) return env;
+  fs::path root = "/usr/lib/postgresql";
+  if (fs::exists(root / "15" / "bin")) return root / "15" / "bin";
+  fs::path best = root / "15" / "bin";
+  int best_major = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    int major = std::atoi(e.path().filename().c_str());
+    if (major > best_major && fs::exists(e.path() / "bin" / "postgres")) {
+      best_major = major;
+      best = e.path() / "bin";
+    }
+  }
+  return best;
+}
+const fs::path pg_bin = find_pg_bin();
 
 struct account {
   uid_t uid;
@@ -62,7 +81,9 @@ std::string tail_of(const fs::path& file) {
 
 /// initdb once into a shared template (under a lock); returns the template's data directory.
 result<fs::path> template_data(const account& who) {
-  fs::path base = fs::temp_directory_path() / fmt::format("ptxbench-pg15-template-{}", geteuid());
+  // One template per PostgreSQL installation and user (a data directory only fits its own major version).
+  fs::path base = fs::temp_directory_path() /
+                  fmt::format("ptxbench-pg-template-{}-{:x}", geteuid(), std::hash<std::string>{}(pg_bin.string()));
   fs::path lock_file = base.string() + ".lock";
   int lock = open(lock_file.c_str(), O_RDWR | O_CREAT, 0644);
   if (lock < 0) return make_error("cannot open " + lock_file.string());
@@ -136,7 +157,8 @@ bool gone(pid_t pid) {
 std::optional<std::string> pg_unavailable_reason() {
   for (const char* tool : {"initdb", "postgres"})
     if (access((pg_bin / tool).c_str(), X_OK) != 0)
-      return fmt::format("PostgreSQL 15 is not installed ({} missing; apt-get install postgresql-15)",
+      return fmt::format("PostgreSQL is not installed ({} missing; apt-get install postgresql-15, or set "
+                         "PTXBENCH_PG_BIN to its bin directory)",
                          (pg_bin / tool).string());
   auto who = server_account();
   if (!who) return who.err().message;

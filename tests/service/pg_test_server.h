@@ -1,5 +1,6 @@
 #pragma once
-// A private PostgreSQL 15 server for tests and benchmarks: its own data directory under the temp dir,
+// A private PostgreSQL server (15, Debian's postgresql-15; PTXBENCH_PG_BIN names another bin
+// directory) for tests and benchmarks: its own data directory under the temp dir,
 // its own port on 127.0.0.1, trust authentication for the user "ptxbench", stopped and removed
 // when the object goes away. It can be killed with SIGKILL (postmaster and every backend, like a
 // crashed host) and started again on the same data, which is what the fault-tolerance test does.
