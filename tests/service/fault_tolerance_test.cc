@@ -165,7 +165,9 @@ TEST_P(FaultTolerance, TwoHundredJobsFinishExactlyOnceThroughKilledWorkersAndSer
 
   ASSERT_EQ(ids.size(), static_cast<std::size_t>(total_jobs));
   EXPECT_GE(worker_kills, 5);
-  if (postgres) EXPECT_GE(server_kills, 2);
+  if (postgres) {
+    EXPECT_GE(server_kills, 2);
+  }
   auto store = open(test_store_options());
   ASSERT_TRUE(store);
   std::map<std::string, int> totals;
