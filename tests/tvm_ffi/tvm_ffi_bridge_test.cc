@@ -255,13 +255,17 @@ TEST_F(TvmFfiBridge, AFunctionWithoutArgumentsGetsTheStreamForAnyCudaDevice) {
   auto fn = entry("nothing");
   ASSERT_NE(fn, nullptr);
   ptxbench_tensor none[1] = {};
-  EXPECT_EQ(fn(none, 0, fake_stream()), nullptr);
+  const char* err = nullptr;
+  EXPECT_EQ(fn(none, 0, fake_stream(), &err), PTXBENCH_OK);
+  EXPECT_EQ(err, nullptr);
   EXPECT_EQ(record()->calls, 1);
   EXPECT_EQ(record()->stream, reinterpret_cast<void*>(fake_stream()));
   EXPECT_EQ(record()->stream_cpu, nullptr);
-  EXPECT_STREQ(fn(none, 1, fake_stream()), "nothing expects 0 tensors (inputs then outputs), got 1");
+  EXPECT_EQ(fn(none, 1, fake_stream(), &err), PTXBENCH_ERROR_ARGUMENT_COUNT);
+  EXPECT_STREQ(err, "nothing expects 0 tensors (inputs then outputs), got 1");
   // PTXBENCH_EXPORT's rule, kept: no argument array at all is refused, whatever the count.
-  EXPECT_STREQ(fn(nullptr, 0, fake_stream()), "nothing expects 0 tensors (inputs then outputs), got 0");
+  EXPECT_EQ(fn(nullptr, 0, fake_stream(), &err), PTXBENCH_ERROR_ARGUMENT_COUNT);
+  EXPECT_STREQ(err, "nothing expects 0 tensors (inputs then outputs), got 0");
 }
 
 }  // namespace

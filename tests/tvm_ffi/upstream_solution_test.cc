@@ -155,16 +155,16 @@ TEST(UpstreamExamples, ThePipelineRejectsAnUnsupportedBindingAsACompileError) {
   config.root = testing::repo_root();
   config.cache_dir = testing::make_temp_dir("pipeline-cache");
   config.cuda_root = PTXBENCH_CUDA_ROOT_FOR_TESTS;
-  eval::verdict v;
-  v.mode = "check";
+  verdict v;
+  v.mode = eval_mode::check;
   auto built = eval::run_cpu_stages(*s->find_task("gemm_n7168_k5120"), *s->find_target("h200"), *sol, config, v);
   fs::remove_all(config.cache_dir);
   ASSERT_TRUE(built.ok()) << built.err().message;
   EXPECT_FALSE(built->has_value());
-  ASSERT_TRUE(v.status.has_value());
-  EXPECT_EQ(*v.status, eval_status::COMPILE_ERROR);
-  EXPECT_EQ(v.deciding_stage, "build");
-  EXPECT_EQ(v.message, "binding \"torch\" is not supported (expected \"ptxbench\" or \"tvm-ffi\")");
+  EXPECT_EQ(v.outcome(), eval_outcome::compile_error);
+  EXPECT_EQ(v.status(), eval_status::COMPILE_ERROR);
+  EXPECT_EQ(v.decided.stage, stage_id::build);
+  EXPECT_EQ(v.decided.message, "binding \"torch\" is not supported (expected \"ptxbench\" or \"tvm-ffi\")");
   EXPECT_FALSE(v.build.attempted);
 }
 
