@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "eval/measurement_audit.h"
 #include "gpu/common/cuda_check.h"
 #include "gpu/harness/environment.h"
 #include "gpu/harness/runner_sandbox.h"
@@ -65,6 +66,9 @@ result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
   try {
     h->m_device = job.options.device;
     PTXB_CUDA_CALL(cudaSetDevice(h->m_device));
+    // Spin, not yield, while waiting for the GPU: the confirmation inside a timed call is a wait.
+    (void)cudaSetDeviceFlags(cudaDeviceScheduleSpin);
+    (void)cudaGetLastError();
     PTXB_CUDA_CALL(cudaStreamCreateWithFlags(&h->m_stream, cudaStreamNonBlocking));
     h->m_axes = resolve_axes(job.wl, job.def);
     for (const auto& t : job.def.inputs)
@@ -102,6 +106,7 @@ result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
 harness::~harness() {
   m_sets.clear();
   m_reference_out.clear();
+  m_snapshot.clear();
   m_reference.reset();
   m_inputs.reset();
   if (m_stream) cudaStreamDestroy(m_stream);
@@ -186,7 +191,24 @@ runner_launch harness::launch_for(const job_candidate& c, const std::string& mod
   l.mode = mode;
   l.timing = timing;
   l.device = m_device;
+  l.shared_memory_sync = m_job.options.timing_channel != "socket";
   return l;
+}
+
+std::string harness::tampering(const runner_client& runner, const call_result& r) {
+  auto finding = eval::judge_call_audit(runner.audits(), r.audit);
+  return finding ? *finding : "";
+}
+
+void harness::snapshot_outputs(tensor_set& set) {
+  if (m_snapshot.size() != set.outputs.size()) {
+    m_snapshot.clear();
+    for (const auto& o : set.outputs) m_snapshot.push_back(std::make_unique<device_allocation>(o->bytes()));
+  }
+  for (std::size_t i = 0; i < set.outputs.size(); ++i)
+    PTXB_CUDA_CALL(cudaMemcpyAsync(m_snapshot[i]->data, set.outputs[i]->data(), set.outputs[i]->bytes(),
+                                   cudaMemcpyDeviceToDevice, m_stream));
+  PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
 }
 
 std::string harness::work_dir_for(const std::string& what) const {
