@@ -74,6 +74,7 @@ def resolution(v):
         "lead_overhead_us": us(d.get("calibration_lead_overhead_ms")),
         "lead_allowance_us": us(d.get("calibration_lead_allowance_ms")),
         "confirm_median_us": us(statistics.median(d["candidate_confirm_ms"])) if d.get("candidate_confirm_ms") else None,
+        "candidate_lead_median_us": us(statistics.median(d["candidate_lead_ms"])) if d.get("candidate_lead_ms") else None,
         "wallclock_disagreements": d.get("wallclock_disagreements"),
         "tamper_check": d.get("tamper_check"),
     }
@@ -154,7 +155,7 @@ def main():
 
     print("(1) the bound's resolution (honest GEMM's no-op calibration calls; microseconds)")
     keys = ["channel", "samples", "noop_p50_us", "noop_p90_us", "noop_p99_us", "noop_max_us", "jitter_p90_us",
-            "jitter_p99_us", "allowance_us", "lead_overhead_us", "lead_allowance_us", "confirm_median_us",
+            "jitter_p99_us", "allowance_us", "lead_overhead_us", "lead_allowance_us", "candidate_lead_median_us", "confirm_median_us",
             "wallclock_disagreements", "tamper_check"]
     for k, r in res.items():
         print(f"  {k:18s} " + ("no data" if not r else "  ".join(f"{key}={r[key]}" for key in keys)))

@@ -39,13 +39,17 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   ensure_sets(sets);
 
   // Calibrate the trusted wall-clock bound with calls that do nothing, through exactly the path of
-  // a timed call (prepare, markers, go/done, the output snapshot). The first few are slower (first
-  // IPC mappings, CUPTI buffers) and are dropped.
+  // a timed call (L2 flushed, the same rotating buffer sets mapped, markers, go/done, the output
+  // snapshot), so that what the no-op calls measure is what a timed call adds to its work. The first
+  // few are slower (first IPC mappings, CUPTI buffers) and are dropped.
   constexpr int k_noop_warmup = 5, k_noop_calls = 100;
   bool shared_memory = runner.channel() == "shared_memory";
   std::vector<double> noop, noop_lead;
   for (int i = 0; i < k_noop_warmup + k_noop_calls; ++i) {
-    auto r = runner.call(m_sets[0].describe(), opt.call_timeout_s, true, [&] { snapshot_outputs(m_sets[0]); });
+    auto& set = m_sets[static_cast<std::size_t>(i) % sets];
+    m_flusher->flush(m_stream);
+    PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
+    auto r = runner.call(set.describe(), opt.call_timeout_s, true, [&] { snapshot_outputs(set); });
     runner.freeze();
     // A no-op call launches nothing of the candidate's; a finding here is a background thread's.
     if (auto tampered = tampering(runner, r); !tampered.empty() && r.outcome == call_outcome::ok && opt.tamper_check)
@@ -199,10 +203,10 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
                             {"max_abs_error", outlier_max_abs},
                             {"seeds", outlier_seeds},
                             {"max_mismatch_fraction_per_output", eval::k_timed_call_max_mismatch_fraction}}}};
-  std::string note = decided.disagreements
-                         ? fmt::format("; the trusted wall clock exceeded the reported span in {} of {} calls and was used",
-                                       decided.disagreements, pairs.size())
-                         : "";
+  std::string note = runner.audits() ? "" : "; the launch audit was unavailable (" + runner.audit_unavailable() + ")";
+  if (decided.disagreements)
+    note += fmt::format("; the trusted wall clock exceeded the reported span in {} of {} calls and was used",
+                        decided.disagreements, pairs.size());
   if (!tamper_findings.empty())
     note += fmt::format("; the launch audit found tampering that was not enforced (--no-tamper-check): {}",
                         tamper_findings[0]["finding"].get<std::string>());
