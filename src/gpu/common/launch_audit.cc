@@ -4,11 +4,11 @@
 
 namespace ptxbench::gpu {
 
-void launch_grouper::enter(bool is_launch, const std::string& api, bool graph, uint32_t correlation_id) {
+void launch_grouper::enter(bool is_launch, std::string_view api, bool graph, uint32_t correlation_id) {
   if (m_depth == 0) {
     m_outer_is_launch = is_launch;
     m_current = observed_launch{};
-    if (is_launch) m_current = {api, graph, {correlation_id}};
+    if (is_launch) m_current = {std::string(api), graph, {correlation_id}};
   } else if (m_outer_is_launch) {
     m_current.correlation_ids.push_back(correlation_id);
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -30,7 +31,7 @@ struct observed_launch {
 class launch_grouper {
  public:
   /// An API call begins on this thread.
-  void enter(bool is_launch, const std::string& api, bool graph, uint32_t correlation_id);
+  void enter(bool is_launch, std::string_view api, bool graph, uint32_t correlation_id);
   /// The innermost open call returns; when that closes an outermost launch that succeeded, it is
   /// returned. An exit without an enter (callbacks enabled mid-call) is ignored.
   std::optional<observed_launch> exit(bool succeeded);
