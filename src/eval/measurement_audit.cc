@@ -16,6 +16,7 @@ result<call_audit> call_audit_from_json(const ordered_json& j) {
   };
   a.launches = count("launches");
   a.graph_launches = count("graph_launches");
+  a.captured_launches = count("captured_launches");
   a.unrecorded = count("unrecorded");
   a.launches_outside_calls = count("launches_outside_calls");
   a.unrecorded_apis = get_string_list(j, "unrecorded_apis", path, errs).value_or(std::vector<std::string>{});
@@ -31,6 +32,7 @@ result<call_audit> call_audit_from_json(const ordered_json& j) {
 ordered_json to_json(const call_audit& a) {
   return {{"launches", a.launches},
           {"graph_launches", a.graph_launches},
+          {"captured_launches", a.captured_launches},
           {"unrecorded", a.unrecorded},
           {"unrecorded_apis", a.unrecorded_apis},
           {"launches_outside_calls", a.launches_outside_calls},

@@ -24,6 +24,7 @@ namespace ptxbench::eval {
 struct call_audit {
   int launches = 0;                          ///< kernel and graph launches during the call (callback channel)
   int graph_launches = 0;                    ///< of which graph launches
+  int captured_launches = 0;                 ///< launches captured into a graph (not executed; not in launches)
   int unrecorded = 0;                        ///< launches with no activity record of their own
   std::vector<std::string> unrecorded_apis;  ///< the API names of the first few of those
   int launches_outside_calls = 0;            ///< launches since the previous call while no call ran

@@ -79,6 +79,7 @@ TEST(MeasurementAudit, JsonRoundTrips) {
   call_audit a;
   a.launches = 7;
   a.graph_launches = 1;
+  a.captured_launches = 4;
   a.unrecorded = 2;
   a.unrecorded_apis = {"cuLaunchKernel", "cudaGraphLaunch_v10000"};
   a.launches_outside_calls = 3;
@@ -88,6 +89,7 @@ TEST(MeasurementAudit, JsonRoundTrips) {
   ASSERT_TRUE(back.ok()) << back.err().message;
   EXPECT_EQ(back->launches, 7);
   EXPECT_EQ(back->graph_launches, 1);
+  EXPECT_EQ(back->captured_launches, 4);
   EXPECT_EQ(back->unrecorded, 2);
   EXPECT_EQ(back->unrecorded_apis, a.unrecorded_apis);
   EXPECT_EQ(back->launches_outside_calls, 3);

@@ -41,10 +41,40 @@ TEST(LaunchGrouper, LaunchesInsideOtherRuntimeCallsAndRefusedLaunchesDoNotCount)
   EXPECT_EQ(g.depth(), 0);
 }
 
+TEST(LaunchGrouper, AGraphNodeCreatedInsideALaunchMarksItCaptured) {
+  // Stream capture: cudaLaunchKernel into a capturing stream adds a graph node instead of running.
+  launch_grouper g;
+  g.enter(true, "cudaLaunchKernel_v7000", false, 30);
+  g.mark_captured();
+  auto l = g.exit(true);
+  ASSERT_TRUE(l.has_value());
+  EXPECT_TRUE(l->captured);
+  g.mark_captured();  // outside any launch: nothing to mark
+  g.enter(true, "cudaLaunchKernel_v7000", false, 31);
+  auto m = g.exit(true);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_FALSE(m->captured);
+}
+
+TEST(LaunchAudit, CapturedLaunchesNeedNoRecordButTheGraphLaunchDoes) {
+  audit_observations seen;
+  seen.marker_before = seen.marker_after = seen.marker_after_counted = seen.callbacks_enabled = true;
+  observed_launch captured{"cudaLaunchKernel_v7000", false, true, {50}};
+  observed_launch graph{"cudaGraphLaunch_v10000", true, false, {51}};
+  seen.launches = {captured, captured, graph};
+  auto j = audit_json(seen, {51});
+  EXPECT_EQ(j["launches"], 1);
+  EXPECT_EQ(j["captured_launches"], 2);
+  EXPECT_EQ(j["graph_launches"], 1);
+  EXPECT_EQ(j["unrecorded"], 0);
+  EXPECT_FALSE(eval::judge_call_audit(true, j).has_value());
+  EXPECT_EQ(audit_json(seen, {})["unrecorded"], 1);  // the graph's kernels left no record
+}
+
 TEST(LaunchAudit, EveryLaunchNeedsARecordWithOneOfItsIds) {
-  std::vector<observed_launch> launches = {{"cudaLaunchKernel_v7000", false, {10, 11}},
-                                           {"__cudaLaunchKernel_v13000", false, {12}},
-                                           {"cudaGraphLaunch_v10000", true, {13}}};
+  std::vector<observed_launch> launches = {{"cudaLaunchKernel_v7000", false, false, {10, 11}},
+                                           {"__cudaLaunchKernel_v13000", false, false, {12}},
+                                           {"cudaGraphLaunch_v10000", true, false, {13}}};
   EXPECT_TRUE(unrecorded_launches(launches, {11, 12, 13}).empty());  // the record carries the driver's id
   auto missing = unrecorded_launches(launches, {10, 13, 99});
   ASSERT_EQ(missing.size(), 1u);
@@ -54,7 +84,7 @@ TEST(LaunchAudit, EveryLaunchNeedsARecordWithOneOfItsIds) {
 TEST(LaunchAudit, TheDecoyPatternReadsAsTamperingOnTheHarnessSide) {
   // tests/exploits/f04_*: the GEMM launched with kernel records off, the decoy with them on.
   audit_observations seen;
-  seen.launches = {{"__cudaLaunchKernel_v13000", false, {40}}, {"__cudaLaunchKernel_v13000", false, {41}}};
+  seen.launches = {{"__cudaLaunchKernel_v13000", false, false, {40}}, {"__cudaLaunchKernel_v13000", false, false, {41}}};
   seen.marker_before = seen.marker_after = seen.marker_after_counted = seen.callbacks_enabled = true;
   auto j = audit_json(seen, {41});
   EXPECT_EQ(j["unrecorded"], 1);
@@ -67,8 +97,8 @@ TEST(LaunchAudit, TheDecoyPatternReadsAsTamperingOnTheHarnessSide) {
 
 TEST(LaunchAudit, TheAuditObjectRoundTripsThroughTheHarnessReader) {
   audit_observations seen;
-  seen.launches = {{"a", true, {1}}, {"b", false, {2}}, {"b", false, {3}}, {"c", false, {4}},
-                   {"d", false, {5}}, {"e", false, {6}}};
+  seen.launches = {{"a", true, false, {1}}, {"b", false, false, {2}}, {"b", false, false, {3}},
+                   {"c", false, false, {4}}, {"d", false, false, {5}}, {"e", false, false, {6}}};
   seen.launches_outside_calls = 2;
   seen.marker_before = true;
   auto j = audit_json(seen, {});

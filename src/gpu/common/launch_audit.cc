@@ -8,7 +8,7 @@ void launch_grouper::enter(bool is_launch, std::string_view api, bool graph, uin
   if (m_depth == 0) {
     m_outer_is_launch = is_launch;
     m_current = observed_launch{};
-    if (is_launch) m_current = {std::string(api), graph, {correlation_id}};
+    if (is_launch) m_current = {std::string(api), graph, false, {correlation_id}};
   } else if (m_outer_is_launch) {
     m_current.correlation_ids.push_back(correlation_id);
   }
@@ -23,6 +23,10 @@ std::optional<observed_launch> launch_grouper::exit(bool succeeded) {
   return std::move(m_current);
 }
 
+void launch_grouper::mark_captured() {
+  if (m_depth > 0 && m_outer_is_launch) m_current.captured = true;
+}
+
 bool was_recorded(const observed_launch& launch, const std::unordered_set<uint32_t>& recorded) {
   return std::any_of(launch.correlation_ids.begin(), launch.correlation_ids.end(),
                      [&](uint32_t id) { return recorded.count(id) > 0; });
@@ -32,21 +36,24 @@ std::vector<observed_launch> unrecorded_launches(const std::vector<observed_laun
                                                  const std::unordered_set<uint32_t>& recorded) {
   std::vector<observed_launch> out;
   for (const auto& l : launches)
-    if (!was_recorded(l, recorded)) out.push_back(l);
+    if (!l.captured && !was_recorded(l, recorded)) out.push_back(l);
   return out;
 }
 
 ordered_json audit_json(const audit_observations& seen, const std::unordered_set<uint32_t>& recorded) {
   auto missing = unrecorded_launches(seen.launches, recorded);
   int graphs = static_cast<int>(std::count_if(seen.launches.begin(), seen.launches.end(),
-                                              [](const observed_launch& l) { return l.graph; }));
+                                              [](const observed_launch& l) { return l.graph && !l.captured; }));
+  int captured = static_cast<int>(std::count_if(seen.launches.begin(), seen.launches.end(),
+                                                [](const observed_launch& l) { return l.captured; }));
   ordered_json apis = ordered_json::array();
   for (const auto& l : missing) {
     if (apis.size() >= 4) break;
     if (std::find(apis.begin(), apis.end(), l.api) == apis.end()) apis.push_back(l.api);
   }
-  return {{"launches", seen.launches.size()},
+  return {{"launches", static_cast<int>(seen.launches.size()) - captured},
           {"graph_launches", graphs},
+          {"captured_launches", captured},
           {"unrecorded", missing.size()},
           {"unrecorded_apis", apis},
           {"launches_outside_calls", seen.launches_outside_calls},

@@ -21,6 +21,10 @@ namespace ptxbench::gpu {
 struct observed_launch {
   std::string api;                      ///< e.g. "cudaLaunchKernel_v7000", "cuLaunchKernelEx"
   bool graph = false;                   ///< a graph launch (one record per kernel node, at least one)
+  /// Captured into a graph (stream capture), not executed: it needs no record now (the graph's
+  /// launch does). Set when CUPTI reported a graph node created inside the launch call, or when a
+  /// stream capture was active in the process (the coarser signal; see docs/trusted-timing.md).
+  bool captured = false;
   std::vector<uint32_t> correlation_ids;
 };
 
@@ -35,6 +39,8 @@ class launch_grouper {
   /// The innermost open call returns; when that closes an outermost launch that succeeded, it is
   /// returned. An exit without an enter (callbacks enabled mid-call) is ignored.
   std::optional<observed_launch> exit(bool succeeded);
+  /// A graph node was created on this thread: the open launch, if any, was captured, not executed.
+  void mark_captured();
   [[nodiscard]] int depth() const { return m_depth; }
 
  private:
@@ -43,8 +49,8 @@ class launch_grouper {
   observed_launch m_current;
 };
 
-/// The launches none of whose correlation ids appears among `recorded` (the correlation ids of the
-/// activity records that arrived: kernels, copies, memsets).
+/// The launches that were executed (not captured) and none of whose correlation ids appears among
+/// `recorded` (the correlation ids of the activity records that arrived: kernels, copies, memsets).
 std::vector<observed_launch> unrecorded_launches(const std::vector<observed_launch>& launches,
                                                  const std::unordered_set<uint32_t>& recorded);
 
@@ -53,7 +59,7 @@ bool was_recorded(const observed_launch& launch, const std::unordered_set<uint32
 
 /// What the runner checked around one call.
 struct audit_observations {
-  std::vector<observed_launch> launches;  ///< during the call
+  std::vector<observed_launch> launches;  ///< during the call (captured ones included)
   int launches_outside_calls = 0;         ///< since the previous call, while no call ran
   bool marker_before = false;             ///< the marker before the call left a record
   bool marker_after = false;              ///< the marker after the call left a record

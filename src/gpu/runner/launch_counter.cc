@@ -41,6 +41,27 @@ constexpr CUpti_CallbackId k_driver_launches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
 };
 
+// Stream capture: launches into a capturing stream are recorded into a graph, not executed.
+constexpr CUpti_CallbackId k_runtime_capture_begins[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030,
+};
+constexpr CUpti_CallbackId k_runtime_capture_ends[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000,
+};
+constexpr CUpti_CallbackId k_driver_capture_begins[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,         CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,      CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,  CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
+};
+constexpr CUpti_CallbackId k_driver_capture_ends[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
+};
+
 bool contains(const CUpti_CallbackId* first, const CUpti_CallbackId* last, CUpti_CallbackId id) {
   return std::find(first, last, id) != last;
 }
@@ -58,12 +79,34 @@ bool is_graph(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 
 thread_local launch_grouper t_grouper;
 thread_local bool t_marker = false;  // the runner's own marker launch is in progress on this thread
+std::atomic<int> g_active_captures{0};  // stream captures begun and not yet ended, process-wide
+
+// Keeps the count of active stream captures (begin: +1 when it succeeded; end: -1 whatever it returned,
+// the capture is over either way).
+void track_capture(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool ok) {
+  bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  bool begin = runtime ? contains(std::begin(k_runtime_capture_begins), std::end(k_runtime_capture_begins), cbid)
+                       : contains(std::begin(k_driver_capture_begins), std::end(k_driver_capture_begins), cbid);
+  bool end = runtime ? contains(std::begin(k_runtime_capture_ends), std::end(k_runtime_capture_ends), cbid)
+                     : contains(std::begin(k_driver_capture_ends), std::end(k_driver_capture_ends), cbid);
+  if (begin && ok) g_active_captures.fetch_add(1);
+  if (end) {
+    int n = g_active_captures.load();
+    while (n > 0 && !g_active_captures.compare_exchange_weak(n, n - 1)) {
+    }
+  }
+}
 
 void CUPTIAPI on_api_call(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    // A graph node created inside a launch call: the launch was captured, not executed.
+    if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED) t_grouper.mark_captured();
+    return;
+  }
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   bool launch = is_launch(domain, cbid);
-  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && !launch) return;  // only driver launches are enabled anyway
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && !launch && cb->callbackSite == CUPTI_API_ENTER) return;
   if (cb->callbackSite == CUPTI_API_ENTER) {
     t_grouper.enter(launch, launch && cb->functionName ? cb->functionName : "", launch && is_graph(domain, cbid),
                     cb->correlationId);
@@ -71,7 +114,12 @@ void CUPTIAPI on_api_call(void* userdata, CUpti_CallbackDomain domain, CUpti_Cal
   }
   // cudaError_t and CUresult are both int-sized enums with 0 for success.
   bool ok = cb->functionReturnValue && *static_cast<const int*>(cb->functionReturnValue) == 0;
-  if (auto l = t_grouper.exit(ok)) static_cast<launch_counter*>(userdata)->record(std::move(*l), t_marker);
+  track_capture(domain, cbid, ok);
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && !launch) return;  // a driver capture call: not part of the grouping
+  if (auto l = t_grouper.exit(ok)) {
+    if (g_active_captures.load() > 0) l->captured = true;  // possibly into a capturing stream (the coarse signal)
+    static_cast<launch_counter*>(userdata)->record(std::move(*l), t_marker);
+  }
 }
 
 }  // namespace
@@ -89,10 +137,16 @@ result<std::unique_ptr<launch_counter>> launch_counter::start() {
   c->m_subscriber = sub;
   r = cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
   if (r != CUPTI_SUCCESS) return fail("enabling the runtime API callbacks");
-  for (auto cbid : k_driver_launches) {
-    r = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
-    if (r != CUPTI_SUCCESS) return fail("enabling a driver launch callback");
-  }
+  auto enable_driver = [&](const CUpti_CallbackId* first, const CUpti_CallbackId* last) {
+    for (; first != last && r == CUPTI_SUCCESS; ++first) r = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, *first);
+    return r == CUPTI_SUCCESS;
+  };
+  if (!enable_driver(std::begin(k_driver_launches), std::end(k_driver_launches)) ||
+      !enable_driver(std::begin(k_driver_capture_begins), std::end(k_driver_capture_begins)) ||
+      !enable_driver(std::begin(k_driver_capture_ends), std::end(k_driver_capture_ends)))
+    return fail("enabling the driver's launch and stream-capture callbacks");
+  r = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
+  if (r != CUPTI_SUCCESS) return fail("enabling the graph-node callback");
   return c;
 }
 
