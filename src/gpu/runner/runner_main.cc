@@ -109,7 +109,10 @@ void handle_setup(runner_state& st, const ordered_json& m) {
   st.device = m.value("device", 0);
   check(st, cudaSetDevice(st.device), "cudaSetDevice");
   // Spin, not yield, in cudaDeviceSynchronize: "done" follows the GPU's end within microseconds.
+  // Best effort (an older driver refuses it on an initialised context); the error must not linger
+  // for the first call's cudaGetLastError.
   (void)cudaSetDeviceFlags(cudaDeviceScheduleSpin);
+  (void)cudaGetLastError();
   check(st, cudaFree(nullptr), "CUDA context creation");
   check(st, cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking), "cudaStreamCreate");
   if (st.timing) {
