@@ -126,6 +126,14 @@ result<sync_channel> sync_channel::create() {
   static_assert(sizeof(page) <= k_page_bytes);
   int fd = ::memfd_create("ptxbench-sync", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return make_error(fmt::format("memfd_create: {}", std::strerror(errno)));
+  if (fd <= 2) {
+    // Keep it clear of the standard descriptors a child's setup replaces (a parent started with
+    // stdin closed would otherwise hand the page out as fd 0).
+    int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    ::close(fd);
+    if (moved < 0) return make_error(fmt::format("moving the sync page's descriptor: {}", std::strerror(errno)));
+    fd = moved;
+  }
   if (::ftruncate(fd, k_page_bytes) != 0 ||
       ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     int e = errno;
