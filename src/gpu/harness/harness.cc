@@ -10,6 +10,7 @@
 #include "gpu/common/cuda_check.h"
 #include "gpu/harness/environment.h"
 #include "gpu/harness/runner_sandbox.h"
+#include "gpu/harness/snapshot_plan.h"
 
 namespace ptxbench::gpu {
 
@@ -205,9 +206,13 @@ void harness::snapshot_outputs(tensor_set& set) {
     m_snapshot.clear();
     for (const auto& o : set.outputs) m_snapshot.push_back(std::make_unique<device_allocation>(o->bytes()));
   }
-  for (std::size_t i = 0; i < set.outputs.size(); ++i)
-    PTXB_CUDA_CALL(cudaMemcpyAsync(m_snapshot[i]->data, set.outputs[i]->data(), set.outputs[i]->bytes(),
-                                   cudaMemcpyDeviceToDevice, m_stream));
+  std::vector<std::size_t> sizes;
+  for (const auto& o : set.outputs) sizes.push_back(o->bytes());
+  for (const auto& c : snapshot_plan(sizes, k_snapshot_chunks_per_output, m_snapshot_rng())) {
+    auto* from = static_cast<const char*>(set.outputs[c.output]->data()) + c.offset;
+    auto* to = static_cast<char*>(m_snapshot[c.output]->data) + c.offset;
+    PTXB_CUDA_CALL(cudaMemcpyAsync(to, from, c.bytes, cudaMemcpyDeviceToDevice, m_stream));
+  }
   PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
 }
 

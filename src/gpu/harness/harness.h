@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,8 @@ class harness {
   std::vector<tensor_set> m_sets;
   std::vector<std::unique_ptr<device_allocation>> m_reference_out;
   std::vector<std::unique_ptr<device_allocation>> m_snapshot;  // see snapshot_outputs
+  static constexpr int k_snapshot_chunks_per_output = 16;
+  std::mt19937_64 m_snapshot_rng{std::random_device{}()};  // the snapshot's order, unknowable to the runner
   compare_rule m_rule = compare_rule::allclose;
   ordered_json m_environment;
   int m_candidate_index = 0;
