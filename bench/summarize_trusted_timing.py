@@ -77,6 +77,7 @@ def resolution(v):
         "candidate_lead_median_us": us(statistics.median(d["candidate_lead_ms"])) if d.get("candidate_lead_ms") else None,
         "wallclock_disagreements": d.get("wallclock_disagreements"),
         "tamper_check": d.get("tamper_check"),
+        "audit_matching": d.get("audit_matching"),
     }
 
 
@@ -156,7 +157,7 @@ def main():
     print("(1) the bound's resolution (honest GEMM's no-op calibration calls; microseconds)")
     keys = ["channel", "samples", "noop_p50_us", "noop_p90_us", "noop_p99_us", "noop_max_us", "jitter_p90_us",
             "jitter_p99_us", "allowance_us", "lead_overhead_us", "lead_allowance_us", "candidate_lead_median_us", "confirm_median_us",
-            "wallclock_disagreements", "tamper_check"]
+            "wallclock_disagreements", "tamper_check", "audit_matching"]
     for k, r in res.items():
         print(f"  {k:18s} " + ("no data" if not r else "  ".join(f"{key}={r[key]}" for key in keys)))
     print(f"  goal: allowance <= {GOAL_US} us on the shared-memory channel: {'met' if goal_met else 'NOT met'}")

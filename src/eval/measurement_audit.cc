@@ -24,6 +24,9 @@ result<call_audit> call_audit_from_json(const ordered_json& j) {
   a.marker_after = get_bool(j, "marker_after", path, errs).value_or(false);
   a.marker_after_counted = get_bool(j, "marker_after_counted", path, errs).value_or(false);
   a.callbacks_enabled = get_bool(j, "callbacks_enabled", path, errs).value_or(false);
+  a.matching = get_string(j, "matching", path, errs, false).value_or("correlation");
+  if (a.matching != "correlation" && a.matching != "count")
+    errs.add(json_child(path, "matching"), "must be \"correlation\" or \"count\"");
   if (errs.empty() && a.unrecorded > a.launches) errs.add(json_child(path, "unrecorded"), "exceeds launches");
   if (!errs.empty()) return errs.to_error();
   return a;
@@ -39,7 +42,8 @@ ordered_json to_json(const call_audit& a) {
           {"marker_before", a.marker_before},
           {"marker_after", a.marker_after},
           {"marker_after_counted", a.marker_after_counted},
-          {"callbacks_enabled", a.callbacks_enabled}};
+          {"callbacks_enabled", a.callbacks_enabled},
+          {"matching", a.matching}};
 }
 
 std::optional<std::string> find_tampering(const call_audit& a) {

@@ -32,6 +32,7 @@ struct call_audit {
   bool marker_after = true;                  ///< ... and the one after the call
   bool marker_after_counted = true;          ///< the callback channel saw the marker after the call
   bool callbacks_enabled = true;             ///< every launch callback still enabled after the call
+  std::string matching = "correlation";      ///< how launches were matched to records: "correlation" | "count"
 };
 
 /// Reads the runner's "audit" object strictly (every field required, right types).

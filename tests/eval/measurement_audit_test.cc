@@ -71,6 +71,9 @@ TEST(MeasurementAudit, AMissingOrMalformedAuditFromAnAuditingRunnerIsAForgery) {
   j["launches"] = -1;
   EXPECT_TRUE(mentions(judge_call_audit(true, j), "malformed"));
   j = to_json(call_audit{});
+  j["matching"] = "guess";
+  EXPECT_TRUE(mentions(judge_call_audit(true, j), "malformed"));
+  j = to_json(call_audit{});
   j["marker_after"] = "yes";
   EXPECT_TRUE(mentions(judge_call_audit(true, j), "malformed"));
 }

@@ -95,6 +95,27 @@ TEST(LaunchAudit, TheDecoyPatternReadsAsTamperingOnTheHarnessSide) {
   EXPECT_FALSE(eval::judge_call_audit(true, audit_json(seen, {40, 41})).has_value());
 }
 
+TEST(LaunchAudit, ACorrelationSchemeTheRunnerDoesNotKnowFallsBackToCounting) {
+  // No launch matches by id, but as many kernel records as launches arrived in the call: a driver
+  // whose records carry other ids, not tampering (an honest call must not fail on it).
+  audit_observations seen;
+  seen.marker_before = seen.marker_after = seen.marker_after_counted = seen.callbacks_enabled = true;
+  seen.launches = {{"cudaLaunchKernel_v7000", false, false, {60}}, {"cudaLaunchKernel_v7000", false, false, {61}}};
+  seen.kernel_records_in_call = 2;
+  auto j = audit_json(seen, {900, 901});
+  EXPECT_EQ(j["matching"], "count");
+  EXPECT_EQ(j["unrecorded"], 0);
+  EXPECT_FALSE(eval::judge_call_audit(true, j).has_value());
+  // Fewer records than launches: still tampering.
+  seen.kernel_records_in_call = 1;
+  EXPECT_EQ(audit_json(seen, {900})["unrecorded"], 2);
+  // The decoy pattern never falls back: its decoy's own launch matches by id.
+  seen.kernel_records_in_call = 5;
+  auto decoy = audit_json(seen, {61});
+  EXPECT_EQ(decoy["matching"], "correlation");
+  EXPECT_EQ(decoy["unrecorded"], 1);
+}
+
 TEST(LaunchAudit, TheAuditObjectRoundTripsThroughTheHarnessReader) {
   audit_observations seen;
   seen.launches = {{"a", true, false, {1}}, {"b", false, false, {2}}, {"b", false, false, {3}},

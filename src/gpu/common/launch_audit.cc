@@ -42,6 +42,14 @@ std::vector<observed_launch> unrecorded_launches(const std::vector<observed_laun
 
 ordered_json audit_json(const audit_observations& seen, const std::unordered_set<uint32_t>& recorded) {
   auto missing = unrecorded_launches(seen.launches, recorded);
+  auto executed = static_cast<std::size_t>(std::count_if(seen.launches.begin(), seen.launches.end(),
+                                                         [](const observed_launch& l) { return !l.captured; }));
+  std::string matching = "correlation";
+  if (!missing.empty() && missing.size() == executed &&
+      static_cast<std::size_t>(std::max(0, seen.kernel_records_in_call)) >= executed) {
+    missing.clear();
+    matching = "count";
+  }
   int graphs = static_cast<int>(std::count_if(seen.launches.begin(), seen.launches.end(),
                                               [](const observed_launch& l) { return l.graph && !l.captured; }));
   int captured = static_cast<int>(std::count_if(seen.launches.begin(), seen.launches.end(),
@@ -60,7 +68,8 @@ ordered_json audit_json(const audit_observations& seen, const std::unordered_set
           {"marker_before", seen.marker_before},
           {"marker_after", seen.marker_after},
           {"marker_after_counted", seen.marker_after_counted},
-          {"callbacks_enabled", seen.callbacks_enabled}};
+          {"callbacks_enabled", seen.callbacks_enabled},
+          {"matching", matching}};
 }
 
 }  // namespace ptxbench::gpu

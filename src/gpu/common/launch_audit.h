@@ -65,9 +65,17 @@ struct audit_observations {
   bool marker_after = false;              ///< the marker after the call left a record
   bool marker_after_counted = false;      ///< the callbacks saw the marker after the call
   bool callbacks_enabled = false;         ///< cuptiGetCallbackState said every launch callback is on
+  /// Kernel records (markers excluded) inside the call's window on the CUPTI clock: the count the
+  /// matching falls back to when no launch of the call matches a record by correlation id at all.
+  int kernel_records_in_call = 0;
 };
 
-/// The "audit" object of a call's "done" message (eval/measurement_audit.h reads it).
+/// The "audit" object of a call's "done" message (eval/measurement_audit.h reads it). Launches are
+/// matched to records by correlation id ("matching": "correlation"). Should not one executed launch
+/// of the call match, while at least as many kernel records as launches arrived in the call's window,
+/// the ids are taken to follow a scheme this runner does not know (a driver change, not tampering:
+/// tampering leaves the decoy's own launch matched) and the launches are matched by count instead
+/// ("matching": "count").
 ordered_json audit_json(const audit_observations& seen, const std::unordered_set<uint32_t>& recorded);
 
 }  // namespace ptxbench::gpu

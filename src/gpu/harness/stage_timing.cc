@@ -9,6 +9,7 @@
 // (docs/trusted-timing.md).
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -77,6 +78,8 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   // What the launch audit found where it does not decide (--no-tamper-check), per call.
   ordered_json tamper_findings = ordered_json::array();
   std::vector<double> signal_ms, confirm_ms, lead_ms;
+  // How the runner matched launches to records, per call (gpu/common/launch_audit.h).
+  std::map<std::string, int> audit_matching;
   // Isolated out-of-tolerance elements on timed calls (see eval/timed_output_check.h).
   int outlier_calls = 0;
   int64_t outlier_elements = 0;
@@ -98,6 +101,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
       auto f = classify_call_failure(r, fmt::format("timed call {} (seed {})", i, seed));
       return fail(f.outcome, f.message);
     }
+    if (r.audit.is_object()) ++audit_matching[r.audit.value("matching", std::string("?"))];
     if (auto tampered = tampering(runner, r); !tampered.empty()) {
       if (opt.tamper_check) return fail(eval_outcome::runtime_error, fmt::format("timed call {} (seed {}): {}", i, seed, tampered));
       if (tamper_findings.size() < 10) tamper_findings.push_back({{"call", i}, {"finding", tampered}, {"audit", r.audit}});
@@ -184,6 +188,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
                           {"tamper_check", !runner.audits() ? ordered_json("unavailable: " + runner.audit_unavailable())
                                                              : ordered_json(opt.tamper_check ? "on" : "recorded only")},
                           {"tamper_findings", tamper_findings},
+                          {"audit_matching", audit_matching},
                           {"wallclock_disagreements", decided.disagreements},
                           {"clocks_before", clocks_before},
                           {"clocks_after", clocks_after},

@@ -216,28 +216,34 @@ const char* error_kind_name(int32_t kind) {
   }
 }
 
-// True when a record with one of `ids` arrived, or, where the callbacks saw no launch (ids empty),
-// when any record has the marker's name.
+// True when a record with one of `ids` arrived or, failing that (no ids, or ids the records do not
+// carry: see gpu::audit_json's "count" matching), a record with the marker's name in `window`.
+template <typename Window>
 bool marker_recorded(const std::vector<uint32_t>& ids, const std::unordered_set<uint32_t>& recorded,
-                     const std::vector<gpu::activity_record>& records) {
-  if (!ids.empty()) return std::any_of(ids.begin(), ids.end(), [&](uint32_t id) { return recorded.count(id) > 0; });
-  return std::any_of(records.begin(), records.end(),
-                     [](const gpu::activity_record& r) { return gpu::is_marker_kernel_name(r.name); });
+                     const std::vector<gpu::activity_record>& records, Window in_window) {
+  if (std::any_of(ids.begin(), ids.end(), [&](uint32_t id) { return recorded.count(id) > 0; })) return true;
+  return std::any_of(records.begin(), records.end(), [&](const gpu::activity_record& r) {
+    return gpu::is_marker_kernel_name(r.name) && in_window(r);
+  });
 }
 
 // The audit of one finished call (docs/trusted-timing.md): every launch the callbacks saw needs a
 // record, both markers need records, the callbacks must still be on and must see the second marker.
+// [t0, t1] is the call on the CUPTI clock.
 ordered_json audit_call(runner_state& st, gpu::audit_observations seen, const std::vector<uint32_t>& marker_after,
-                        std::vector<gpu::activity_record>& records) {
+                        std::vector<gpu::activity_record>& records, uint64_t t0, uint64_t t1) {
   auto ids_of = [](const std::vector<gpu::activity_record>& rs) {
     std::unordered_set<uint32_t> ids;
     for (const auto& r : rs) ids.insert(r.correlation_id);
     return ids;
   };
+  auto before = [&](const gpu::activity_record& r) { return r.end != 0 && r.end <= t0; };
+  auto after = [&](const gpu::activity_record& r) { return r.start >= t1; };
   auto recorded = ids_of(records);
   auto complete = [&] {
     return gpu::unrecorded_launches(seen.launches, recorded).empty() &&
-           marker_recorded(st.marker_before, recorded, records) && marker_recorded(marker_after, recorded, records);
+           marker_recorded(st.marker_before, recorded, records, before) &&
+           marker_recorded(marker_after, recorded, records, after);
   };
   if (!complete()) {
     // Before calling anything missing, give CUPTI a moment for records still on their way.
@@ -246,10 +252,13 @@ ordered_json audit_call(runner_state& st, gpu::audit_observations seen, const st
     records.insert(records.end(), late.begin(), late.end());
     recorded = ids_of(records);
   }
-  seen.marker_before = marker_recorded(st.marker_before, recorded, records);
-  seen.marker_after = marker_recorded(marker_after, recorded, records);
+  seen.marker_before = marker_recorded(st.marker_before, recorded, records, before);
+  seen.marker_after = marker_recorded(marker_after, recorded, records, after);
   seen.marker_after_counted = !marker_after.empty();
   seen.callbacks_enabled = st.counter->callbacks_enabled();
+  seen.kernel_records_in_call = static_cast<int>(std::count_if(records.begin(), records.end(), [&](const gpu::activity_record& r) {
+    return !r.name.empty() && !gpu::is_marker_kernel_name(r.name) && r.start >= t0 && r.end <= t1;
+  }));
   return gpu::audit_json(seen, recorded);
 }
 
@@ -290,7 +299,7 @@ void handle_go(runner_state& st) {
   ordered_json done = {{"type", "done"}, {"nonce", st.nonce}};
   if (st.tracer) {
     auto records = st.tracer->drain();
-    if (st.counter && ok) done["audit"] = audit_call(st, std::move(seen), marker_after, records);
+    if (st.counter && ok) done["audit"] = audit_call(st, std::move(seen), marker_after, records, t0, t1);
     auto span = gpu::activity_tracer::span_of(records, t0, t1);
     done["method"] = "cupti";
     done["span_ns"] = span.end_ns - span.start_ns;
