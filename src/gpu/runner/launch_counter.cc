@@ -147,6 +147,15 @@ result<std::unique_ptr<launch_counter>> launch_counter::start() {
     return fail("enabling the driver's launch and stream-capture callbacks");
   r = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
   if (r != CUPTI_SUCCESS) return fail("enabling the graph-node callback");
+  // The launch callbacks this CUPTI reports as on: what callbacks_enabled() checks after each call (a
+  // newer or older CUPTI may not know every id in the lists).
+  auto note_if_on = [&](CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    uint32_t on = 0;
+    if (cuptiGetCallbackState(&on, sub, domain, cbid) == CUPTI_SUCCESS && on) c->m_watched.push_back({domain, cbid});
+  };
+  for (auto cbid : k_runtime_launches) note_if_on(CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+  for (auto cbid : k_driver_launches) note_if_on(CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+  if (c->m_watched.empty()) return make_error("CUPTI reports none of the launch callbacks as enabled");
   return c;
 }
 
@@ -198,14 +207,11 @@ std::vector<uint32_t> launch_counter::launch_marker(const std::function<void()>&
 
 bool launch_counter::callbacks_enabled() const {
   auto sub = static_cast<CUpti_SubscriberHandle>(m_subscriber);
-  auto on = [&](CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-    uint32_t enabled = 0;
-    return cuptiGetCallbackState(&enabled, sub, domain, cbid) == CUPTI_SUCCESS && enabled != 0;
-  };
-  for (auto cbid : k_runtime_launches)
-    if (!on(CUPTI_CB_DOMAIN_RUNTIME_API, cbid)) return false;
-  for (auto cbid : k_driver_launches)
-    if (!on(CUPTI_CB_DOMAIN_DRIVER_API, cbid)) return false;
+  for (const auto& [domain, cbid] : m_watched) {
+    uint32_t on = 0;
+    if (cuptiGetCallbackState(&on, sub, static_cast<CUpti_CallbackDomain>(domain), cbid) != CUPTI_SUCCESS || !on)
+      return false;
+  }
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "core/result.h"
@@ -56,6 +57,7 @@ class launch_counter {
   std::vector<observed_launch> m_call;
   int m_outside = 0;
   std::vector<uint32_t> m_marker_ids;
+  std::vector<std::pair<int, uint32_t>> m_watched;  // (domain, callback id) found enabled at start
 };
 
 }  // namespace ptxbench::gpu
