@@ -34,11 +34,8 @@ source bench/env.sh
   python3 bench/summarize_evals.py --manifest examples/manifest.json --out "$OUT/gemm_summary.json" "$OUT/gemm_examples.json"
   python3 bench/compare_summaries.py bench/results/h200/gemm_examples.json "$OUT/gemm_examples.json"
   echo "== 3. harness GPU test"
-  # The test binary has the source tree's path compiled in; point it at this copy.
-  if [ "$ROOT" != /work/main ] && [ ! -e /work/main ]; then
-    mkdir -p /work && ln -sfn "$ROOT" /work/main
-    mkdir -p "$ROOT/build" && { [ -e "$ROOT/build/bin" ] || ln -sfn "$BIN" "$ROOT/build/bin"; }
-  fi
+  # The test reads the source tree and the binaries from PTXBENCH_ROOT and PTXBENCH_BIN (env.sh).
+  export PTXBENCH_BIN="$BIN"
   time timeout 300 "$BIN/ptxbench_gpu_harness_tests" > "$OUT/gpu_harness_tests.txt" 2>&1
   echo "harness GPU test exit $?"; grep -E "OK \]|FAILED|Failure|Expected|Which is|SKIPPED" "$OUT/gpu_harness_tests.txt" | head -30
 } 2>&1 | tee "$OUT/h200_check_restructure.log"
