@@ -241,6 +241,7 @@ result<run_data> read_run_dir(const fs::path& dir) {
   run_data run{dir.string(), {}, {}};
   std::vector<std::string> found;
   std::vector<data_warning> unreadable;
+  std::string first_error;
   for (const auto& f : files) {
     found.push_back((fs::path("trajectories") / f.filename()).string());
     // Reading and parsing apart from interpreting: a file we cannot read is missing data (warned
@@ -248,6 +249,7 @@ result<run_data> read_run_dir(const fs::path& dir) {
     auto text = read_text_file(f, k_max_trajectory_bytes);
     auto j = text ? parse_json(*text, f.string()) : result<ordered_json>(text.err());
     if (!j) {
+      if (first_error.empty()) first_error = j.err().message;
       unreadable.push_back({warning_kind::unreadable_trajectory, f.string(),
                             fmt::format("{}: unreadable, skipped: {}", f.string(), j.err().message)});
       continue;
@@ -259,7 +261,7 @@ result<run_data> read_run_dir(const fs::path& dir) {
   }
   if (run.trajectories.empty())
     return make_error(fmt::format("{}: none of its {} trajectory files could be read (first: {})", folder.string(),
-                                  files.size(), unreadable.front().message));
+                                  files.size(), first_error));
   run.warnings = plan_warnings(dir, found);
   run.warnings.insert(run.warnings.end(), unreadable.begin(), unreadable.end());
   for (const auto& t : run.trajectories)
