@@ -250,8 +250,10 @@ result<run_data> read_run_dir(const fs::path& dir) {
     auto j = text ? parse_json(*text, f.string()) : result<ordered_json>(text.err());
     if (!j) {
       if (first_error.empty()) first_error = j.err().message;
+      std::string why = j.err().message;  // usually "<file>: <problem>"; the file is named once
+      if (why.rfind(f.string() + ": ", 0) == 0) why.erase(0, f.string().size() + 2);
       unreadable.push_back({warning_kind::unreadable_trajectory, f.string(),
-                            fmt::format("{}: unreadable, skipped: {}", f.string(), j.err().message)});
+                            fmt::format("{}: unreadable ({}); skipped, its turns are not counted", f.string(), why)});
       continue;
     }
     auto t = trajectory_from_json(*j, f.stem().string(), run.dir);
