@@ -69,13 +69,13 @@ struct runner_state {
   std::vector<uint32_t> marker_before;           // correlation ids of the marker launched in prepare
   std::vector<mapped_tensor> tensors;
   std::vector<ptxbench_tensor> args;
-  // IPC mappings by handle, kept for the runner's life. The harness's buffer sets live as long as
-  // the harness and are reused call after call; mapping and unmapping them around every call put
-  // ~1.5 ms of driver work into the prepare interval the harness times (the lead), ~0.7 ms more
-  // after a call that had touched the memory than after a no-op — so every honest call's lead
-  // exceeded its calibration (docs/trusted-timing.md). A pointer a candidate keeps from an earlier
-  // call then still points into a live set of the harness's; that set's outputs are poisoned and
-  // its inputs regenerated before it is used again, so nothing written there can pass for a result.
+  // IPC mappings by handle, opened once and kept for the runner's life: the harness's buffer sets
+  // live as long as the harness and are reused call after call, so there is no reason to map and
+  // unmap them around every call. (This was first tried as the cause of honest calls' prepare
+  // interval exceeding the no-op calls' on an H200; it was not — bench/results/h200/trusted_timing.)
+  // A pointer a candidate keeps from an earlier call still points into a live set of the harness's;
+  // that set's outputs are poisoned and its inputs rewritten before it is used again, so nothing
+  // written there can pass for a result.
   std::map<std::string, void*> ipc_mappings;
   bool noop = false;
   void* noop_buffer = nullptr;  // a no-op call still puts one tiny memset on the GPU (see handle_go)
