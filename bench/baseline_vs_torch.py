@@ -5,20 +5,116 @@ each after an L2 flush of twice the L2 size, timed with CUDA events; medians and
 ours/torch are printed and written as JSON. Usage:
 
   baseline_vs_torch.py --lib build/bin/libptxbench_baseline.so --root . --tasks gemm_n7168_k5120 --out f.json
+
+GQA tasks (gqa_*): the inputs come from the suite (the workload's axes, its sequence layout and
+sm_scale through ptxb_task_input, kv_indices drawn once), and PyTorch's closest path to the same
+paged/ragged inputs is timed: variable-length FlashAttention-2 (torch.ops.aten._flash_attention_forward
+with cu_seqlens, native grouped KV heads, causal = bottom-right), after gathering the pages into
+packed K/V for the paged tasks ("torch" = gather + attention, the whole path from the task's inputs;
+"torch_attention_only" = the attention call on pre-gathered K/V). Where that op is missing or refuses,
+a loop of F.scaled_dot_product_attention(enable_gqa=True) per sequence is timed instead; the JSON
+says which path ran and why.
 """
-import argparse, ctypes, json, math, statistics, sys, time
+import argparse, ctypes, json, math, os, statistics, sys, time
 
 import torch
+import torch.nn.functional as F
+
+TORCH_DTYPES = {"bfloat16": torch.bfloat16, "float32": torch.float32, "int32": torch.int32}
 
 
-def make_inputs(task, gen):
+def load_task(root, name):
+    """The task entry, its definition and its evaluated workload, read from the suite folder."""
+    with open(os.path.join(root, "tasks.json")) as f:
+        entry = next(t for t in json.load(f)["tasks"] if t["name"] == name)
+    with open(os.path.join(root, entry["definition"])) as f:
+        definition = json.load(f)
+    with open(os.path.join(root, entry["workload"])) as f:
+        for line in f:
+            if line.strip() and json.loads(line)["workload"]["uuid"] == entry["workload_uuid"]:
+                workload = json.loads(line)["workload"]
+    return entry, definition, workload
+
+
+def gqa_inputs(task, gen, lib, root):
+    entry, definition, workload = load_task(root, task)
+    axes = {k: a["value"] for k, a in definition["axes"].items() if a["type"] == "const"}
+    axes.update(workload["axes"])
+    err = ctypes.create_string_buffer(1024)
+    ins = {}
+    for name, spec in definition["inputs"].items():
+        shape = [axes[a] for a in spec["shape"]] if spec["shape"] is not None else []
+        dtype = TORCH_DTYPES[spec["dtype"]]
+        if spec["dtype"] == "bfloat16":
+            ins[name] = torch.randn(shape, dtype=dtype, device="cuda", generator=gen)
+            continue
+        host = torch.empty(shape, dtype=dtype)
+        if lib.ptxb_task_input(root.encode(), task.encode(), name.encode(), 1, ctypes.c_void_p(host.data_ptr()),
+                               host.numel() * host.element_size(), err, 1024) != 0:
+            raise RuntimeError(f"{task}: input {name}: {err.value.decode()}")
+        ins[name] = host.cuda()
+    outs = {name: torch.empty([axes[a] for a in spec["shape"]], dtype=TORCH_DTYPES[spec["dtype"]], device="cuda")
+            for name, spec in definition["outputs"].items()}
+    causal = entry["baseline_options"]["causal"]
+    scale = float(ins["sm_scale"].item())
+    paged = "kv_indices" in ins
+    kv_indptr = ins["kv_indptr"]
+    qo_indptr = ins.get("qo_indptr")
+    if qo_indptr is None:  # decode: one query per sequence
+        qo_indptr = torch.arange(kv_indptr.numel(), dtype=torch.int32, device="cuda")
+    q_starts, kv_starts = qo_indptr.tolist(), kv_indptr.tolist()  # host copies: no sync inside timed calls
+    q_lens = [b - a for a, b in zip(q_starts, q_starts[1:])]
+    kv_lens = [b - a for a, b in zip(kv_starts, kv_starts[1:])]  # page size 1: pages = keys
+    max_q, max_kv = max(q_lens), max(kv_lens)
+    q = ins["q"]
+    if paged:
+        idx = ins["kv_indices"].long()
+        gather = lambda: (ins["k_cache"].index_select(0, idx).flatten(0, 1), ins["v_cache"].index_select(0, idx).flatten(0, 1))
+    else:
+        gather = lambda: (ins["k"], ins["v"])
+
+    def flash(k, v):
+        return torch.ops.aten._flash_attention_forward(q, k, v, qo_indptr, kv_indptr, max_q, max_kv, 0.0, causal, False,
+                                                       scale=scale)[0]
+
+    def per_sequence(k, v):
+        out = torch.empty_like(q)
+        for b in range(len(q_lens)):
+            q0, k0 = q_starts[b], kv_starts[b]
+            qb = q[q0:q0 + q_lens[b]].transpose(0, 1).unsqueeze(0)
+            kb = k[k0:k0 + kv_lens[b]].transpose(0, 1).unsqueeze(0)
+            vb = v[k0:k0 + kv_lens[b]].transpose(0, 1).unsqueeze(0)
+            # q_len == kv_len in these workloads, so top-left causal equals the definitions' bottom-right one
+            ob = F.scaled_dot_product_attention(qb, kb, vb, is_causal=causal and q_lens[b] > 1, scale=scale, enable_gqa=True)
+            out[q0:q0 + q_lens[b]] = ob.squeeze(0).transpose(0, 1)
+        return out
+
+    k_pre, v_pre = gather()
+    path, why = "varlen flash attention (aten._flash_attention_forward, cu_seqlens, grouped KV heads)", None
+    try:
+        flash(k_pre, v_pre)
+        torch.cuda.synchronize()
+        attend = flash
+    except Exception as e:  # noqa: BLE001 - any refusal falls back, and is recorded
+        path, why, attend = "per-sequence F.scaled_dot_product_attention(enable_gqa=True)", repr(e)[:300], per_sequence
+    info = {"torch_path": ("gather pages + " if paged else "") + path,
+            "torch_attention_only": lambda: attend(k_pre, v_pre)}
+    if why:
+        info["torch_path_fallback_reason"] = why
+    order = list(definition["inputs"])
+    return [ins[n] for n in order], [outs[n] for n in definition["outputs"]], lambda: attend(*gather()), info
+
+
+def make_inputs(task, gen, lib, root):
     t = task
+    if t.startswith("gqa"):
+        return gqa_inputs(task, gen, lib, root)
     if t.startswith("gemm"):
         M, N, K = 8192, 7168, 5120
         A = torch.randn(M, K, dtype=torch.bfloat16, device="cuda", generator=gen)
         B = torch.randn(N, K, dtype=torch.bfloat16, device="cuda", generator=gen)
         C = torch.empty(M, N, dtype=torch.bfloat16, device="cuda")
-        return [A, B], [C], lambda: torch.matmul(A, B.T)
+        return [A, B], [C], lambda: torch.matmul(A, B.T), {}
     D = int(t.split("_d")[1].split("_")[0])
     causal = t.endswith("_causal")
     B, H, S = 4, 48, 4096
@@ -27,7 +123,7 @@ def make_inputs(task, gen):
         O = torch.empty(B, H, S, D, dtype=torch.bfloat16, device="cuda")
         L = torch.empty(B, H, S, dtype=torch.float32, device="cuda")
         fn = lambda: torch.ops.aten._scaled_dot_product_cudnn_attention(q, k, v, None, True, 0.0, causal, False)
-        return [q, k, v], [O, L], fn
+        return [q, k, v], [O, L], fn, {}
     # backward: O and L from the forward on the same q, k, v; time the backward only
     qg, kg, vg = (x.clone().requires_grad_(True) for x in (q, k, v))
     out = torch.ops.aten._scaled_dot_product_cudnn_attention(qg, kg, vg, None, True, 0.0, causal, False)
@@ -36,7 +132,7 @@ def make_inputs(task, gen):
     dq, dk, dv = (torch.empty(B, H, S, D, dtype=torch.bfloat16, device="cuda") for _ in range(3))
     out0 = out[0]
     fn = lambda: torch.autograd.grad(out0, (qg, kg, vg), dO, retain_graph=True)
-    return [q, k, v, O, dO, L], [dq, dk, dv], fn
+    return [q, k, v, O, dO, L], [dq, dk, dv], fn, {}
 
 
 def main():
@@ -57,6 +153,9 @@ def main():
                                       ctypes.c_char_p, ctypes.c_int]
     lib.ptxb_baseline_describe.restype = ctypes.c_char_p
     lib.ptxb_baseline_describe.argtypes = [ctypes.c_void_p]
+    lib.ptxb_task_input.restype = ctypes.c_int
+    lib.ptxb_task_input.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_void_p,
+                                    ctypes.c_int64, ctypes.c_char_p, ctypes.c_int]
 
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
@@ -66,7 +165,12 @@ def main():
                "method": "CUDA events around one call, L2 flushed before each call, calls alternate", "tasks": []}
     for task in args.tasks:
         gen = torch.Generator(device="cuda").manual_seed(1234)
-        ins, outs, torch_fn = make_inputs(task, gen)
+        try:
+            ins, outs, torch_fn, info = make_inputs(task, gen, lib, args.root)
+        except Exception as e:  # noqa: BLE001 - one task's failure is recorded, the others still run
+            results["tasks"].append({"task": task, "error": f"inputs: {e!r}"[:500]})
+            print(f"{task}: inputs failed: {e!r}", file=sys.stderr)
+            continue
         ptrs = lambda ts: (ctypes.c_void_p * len(ts))(*[t.data_ptr() for t in ts])
         err = ctypes.create_string_buffer(1024)
         h = lib.ptxb_baseline_create(args.root.encode(), task.encode(), ptrs(ins), ptrs(outs),
@@ -81,11 +185,13 @@ def main():
             if lib.ptxb_baseline_run(h, in_ptrs, out_ptrs, ctypes.c_void_p(stream.cuda_stream), err, 1024) != 0:
                 raise RuntimeError(err.value.decode())
 
-        times = {"ours": [], "torch": []}
         fns = {"ours": ours, "torch": torch_fn}
+        if "torch_attention_only" in info:
+            fns["torch_attention_only"] = info["torch_attention_only"]
+        times = {name: [] for name in fns}
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         for i in range(args.warmup + args.iterations):
-            order = ("ours", "torch") if i % 2 == 0 else ("torch", "ours")
+            order = tuple(fns) if i % 2 == 0 else tuple(reversed(fns))
             for name in order:
                 flush.zero_()
                 torch.cuda.synchronize()
@@ -111,6 +217,10 @@ def main():
                "ours_p10_ms": sorted(times["ours"])[len(times["ours"]) // 10],
                "torch_p10_ms": sorted(times["torch"])[len(times["torch"]) // 10],
                "max_abs_diff_vs_torch": check, "samples": len(ratios)}
+        for name in fns:
+            if name not in ("ours", "torch"):
+                row[f"{name}_median_ms"] = statistics.median(times[name])
+        row.update({k: v for k, v in info.items() if isinstance(v, str)})
         results["tasks"].append(row)
         print(f"{task:28s} ours {med['ours']:.4f} ms  torch {med['torch']:.4f} ms  ours/torch {row['ratio_of_medians']:.3f}"
               f" (median pair ratio {row['median_of_pair_ratios']:.3f})")

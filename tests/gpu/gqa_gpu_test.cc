@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -28,9 +30,13 @@ using testing::all_close;
 using testing::device_array;
 using testing::to_float;
 
+// The suite of this checkout: $PTXBENCH_ROOT/suite when set (bench/env.sh sets it, so binaries built
+// elsewhere and carried to a GPU host find it), else the source tree this binary was built from.
 const suite& repo_suite() {
   static const suite s = [] {
-    auto loaded = load_suite(PTXBENCH_TEST_SUITE_ROOT);
+    const char* root = std::getenv("PTXBENCH_ROOT");
+    auto loaded = load_suite(root != nullptr && *root != '\0' ? std::filesystem::path(root) / "suite"
+                                                               : std::filesystem::path(PTXBENCH_TEST_SUITE_ROOT));
     if (!loaded) throw std::runtime_error(loaded.err().message);
     return *loaded;
   }();
