@@ -460,9 +460,9 @@ class gqa_reference_baseline final : public baseline {
       : m_request(std::move(request)), m_pos(positions_for(m_request.layout)), m_why(std::move(why)),
         m_o32(m_request.total_q * m_request.h_q * m_request.d * 4) {}
   [[nodiscard]] std::string description() const override {
-    return fmt::format("independent fp32 GPU reference (one thread per query row and head; not a vendor baseline, "
-                       "so speedups against it say nothing about cuDNN): {}",
-                       m_why);
+    return fmt::format("{}: independent fp32 GPU reference (one thread per query row and head; not a vendor "
+                       "baseline, so speedups against it say nothing about cuDNN): {}",
+                       k_kind, m_why);
   }
   void run(const std::vector<device_tensor>& inputs, const std::vector<device_tensor>& outputs,
            cudaStream_t stream) override {

@@ -2,10 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
-
 #include "gpu/common/cuda_check.h"
 #include "gpu/harness/device_ops.h"
+#include "gpu/harness/scalar_input.h"
 
 namespace ptxbench::gpu {
 namespace {
@@ -19,37 +18,7 @@ std::vector<device_tensor> views(const std::vector<guarded_buffer*>& bufs, const
   return out;
 }
 
-template <typename T>
-std::vector<unsigned char> bytes_of(T value) {
-  std::vector<unsigned char> out(sizeof(T));
-  std::memcpy(out.data(), &value, sizeof(T));
-  return out;
-}
-
 }  // namespace
-
-result<std::vector<unsigned char>> scalar_bytes(const tensor_spec& t, const ordered_json& value) {
-  const bool number = value.is_number();
-  switch (t.type) {
-    case dtype::float32:
-      if (number) return bytes_of(value.get<float>());
-      break;
-    case dtype::int32:
-      if (value.is_number_integer()) return bytes_of(value.get<int32_t>());
-      break;
-    case dtype::int64:
-      if (value.is_number_integer()) return bytes_of(value.get<int64_t>());
-      break;
-    case dtype::boolean:
-      if (value.is_boolean()) return bytes_of(static_cast<unsigned char>(value.get<bool>() ? 1 : 0));
-      break;
-    default:
-      return make_error(fmt::format("input {}: scalar inputs of dtype {} are not supported (float32, int32, int64, bool)",
-                                    t.name, dtype_name(t.type)));
-  }
-  return make_error(fmt::format("input {}: the workload's value {} does not fit a {} scalar", t.name, value.dump(),
-                                dtype_name(t.type)));
-}
 
 result<std::unique_ptr<input_generator>> input_generator::create(const definition& def, const workload& wl,
                                                                  const std::map<std::string, int64_t>& axes,

@@ -24,9 +24,6 @@
 
 namespace ptxbench::gpu {
 
-/// The bytes of a scalar input as the tensor's dtype stores them (float32, int32, int64, bool).
-result<std::vector<unsigned char>> scalar_bytes(const tensor_spec& t, const ordered_json& value);
-
 class input_generator {
  public:
   /// Prepares generators for a task's inputs (creating the forward baseline when an input is
