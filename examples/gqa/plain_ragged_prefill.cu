@@ -144,8 +144,10 @@ void expect_shape(const ptxbench::tensor_view& t, std::initializer_list<int64_t>
   if (t.ndim() != static_cast<int>(shape.size()) || !t.is_contiguous())
     throw ptxbench::shape_error(std::string(name) + " must be contiguous with " + std::to_string(shape.size()) + " dims");
   int i = 0;
-  for (int64_t s : shape)
-    if (s >= 0 && t.size(i++) != s) throw ptxbench::shape_error(std::string(name) + " has an unexpected shape");
+  for (int64_t s : shape) {
+    if (s >= 0 && t.size(i) != s) throw ptxbench::shape_error(std::string(name) + " has an unexpected shape");
+    ++i;
+  }
 }
 
 }  // namespace
