@@ -25,6 +25,9 @@ using cudnn::gqa_problem;
 using cudnn::page_table_form;
 
 constexpr const char* k_kind = "cudnn_sdpa_gqa";
+// The GQA tasks' atol and rtol: each cuDNN plan must match the independent reference within them on
+// the sample inputs before it may be chosen.
+constexpr float k_self_check_tolerance = 1e-2F;
 constexpr int64_t k_align = 256;
 
 int64_t align_up(int64_t v) { return (v + k_align - 1) / k_align * k_align; }
@@ -272,7 +275,9 @@ class gqa_executable {
     std::vector<std::string> attempts;
     float best_ms = std::numeric_limits<float>::infinity();
     int timed = 0;
+    reference_outputs reference;
     try {
+      reference = compute_reference(sample, stream);
       m_handle = std::make_unique<cudnn::handle>();
       m_handle->set_stream(stream);
       for (page_table_form form : forms) {
@@ -301,6 +306,12 @@ class gqa_executable {
             cudnn::descriptor pack = make_pack(*graph, sample);
             const float ms = cudnn::median_execution_ms(m_handle->get(), search.plans[i].plan, pack, stream, 5);
             ++timed;
+            const int64_t wrong = mismatches(search.plans[i], pack, sample, reference, stream);
+            if (wrong > 0) {
+              tried += fmt::format("{}engine {} {:.4f} ms but {} output elements differ from the independent reference",
+                                   tried.empty() ? "" : ", ", search.plans[i].engine_id, ms, wrong);
+              continue;
+            }
             tried += fmt::format("{}engine {} {:.4f} ms", tried.empty() ? "" : ", ", search.plans[i].engine_id, ms);
             if (ms < winner_ms) {
               winner_ms = ms;
@@ -326,10 +337,12 @@ class gqa_executable {
     m_pack = cudnn::descriptor();
     m_description = fmt::format(
         "{}: cuDNN {} (headers {}) composite GQA graph, {} layout{}, padding mask{}, {}; autotuned: fastest of {} timed "
-        "plan(s), {:.3f} ms on the sample buffers (tried: {}); each call also runs a prepare kernel (sequence lengths{}){}",
+        "plan(s), {:.3f} ms on the sample buffers, each plan checked against the independent fp32 reference there "
+        "(atol = rtol = {:g}) (tried: {}); each call also runs a prepare kernel (sequence lengths{}){}",
         k_kind, runtime.str(), cudnn::compiled_version().str(), gqa_layout_name(m_problem.layout),
         m_problem.paged() ? fmt::format(", {} page table", page_table_form_name(m_graph->table)) : "",
-        m_problem.causal ? ", bottom-right causal mask" : "", m_plan.label(), timed, best_ms, fmt::join(attempts, "; "),
+        m_problem.causal ? ", bottom-right causal mask" : "", m_plan.label(), timed, best_ms, k_self_check_tolerance,
+        fmt::join(attempts, "; "),
         m_problem.paged() && m_graph->table == page_table_form::padded ? ", offsets, page table"
         : m_problem.ragged_q()                                          ? ", offsets"
                                                                         : "",
@@ -378,6 +391,61 @@ class gqa_executable {
     a.scale = static_cast<const float*>(io.inputs[m_pos.scale]);
     a.expected_scale = m_problem.scale;
     return launch_gqa_prepare(a, stream);
+  }
+
+  // The independent fp32 reference's output and LSE on the sample inputs.
+  struct reference_outputs {
+    device_memory o, lse;
+  };
+
+  reference_outputs compute_reference(const call_io& io, cudaStream_t stream) const {
+    reference_outputs r{device_memory(m_problem.total_q * m_problem.h_q * m_problem.d * 4),
+                        device_memory(m_problem.total_q * m_problem.h_q * 4)};
+    gqa_dims dims;
+    dims.total_q = m_problem.total_q;
+    dims.sequences = m_problem.batch;
+    dims.h_q = m_problem.h_q;
+    dims.h_kv = m_problem.h_kv;
+    dims.d = m_problem.d;
+    dims.paged = m_problem.paged();
+    dims.page_size = m_problem.paged() ? m_problem.page_size : 1;
+    dims.causal = m_problem.causal;
+    dims.scale_device = static_cast<const float*>(io.inputs[m_pos.scale]);
+    status s = reference_gqa_forward(
+        static_cast<const __nv_bfloat16*>(io.inputs[m_pos.q]), static_cast<const __nv_bfloat16*>(io.inputs[m_pos.k]),
+        static_cast<const __nv_bfloat16*>(io.inputs[m_pos.v]),
+        m_pos.qo >= 0 ? static_cast<const int32_t*>(io.inputs[m_pos.qo]) : nullptr,
+        static_cast<const int32_t*>(io.inputs[m_pos.kv_indptr]),
+        m_pos.kv_indices >= 0 ? static_cast<const int32_t*>(io.inputs[m_pos.kv_indices]) : nullptr, dims,
+        reinterpret_cast<float*>(r.o.get()), reinterpret_cast<float*>(r.lse.get()), stream);
+    if (!s) throw std::runtime_error("the independent reference for the self-check: " + s.err().message);
+    return r;
+  }
+
+  // Runs `plan` once on the sample and counts output and LSE elements outside the tasks' tolerance
+  // of the independent reference: a plan that computes something else is never chosen.
+  int64_t mismatches(const cudnn::plan_candidate& plan, const cudnn::descriptor& pack, const call_io& io,
+                     const reference_outputs& reference, cudaStream_t stream) {
+    cudnn::execute(m_handle->get(), plan.plan, pack);
+    if (m_problem.ragged_q()) {
+      status s = launch_gqa_scatter_lse(m_aux.stats, static_cast<const int32_t*>(io.inputs[m_pos.qo]), m_aux.seq_q,
+                                        m_problem.batch, m_problem.h_q, m_problem.max_q,
+                                        static_cast<float*>(io.outputs[1]), stream);
+      if (!s) throw std::runtime_error(s.err().message);
+    }
+    device_memory counter(sizeof(unsigned long long));
+    auto* count = reinterpret_cast<unsigned long long*>(counter.get());
+    PTXB_CUDA_CALL(cudaMemsetAsync(count, 0, sizeof(unsigned long long), stream));
+    const int64_t rows = m_problem.total_q * m_problem.h_q;
+    status s = launch_count_mismatches(io.outputs[0], true, reinterpret_cast<const float*>(reference.o.get()),
+                                       rows * m_problem.d, k_self_check_tolerance, k_self_check_tolerance, count, stream);
+    if (s) s = launch_count_mismatches(io.outputs[1], false, reinterpret_cast<const float*>(reference.lse.get()), rows,
+                                       k_self_check_tolerance, k_self_check_tolerance, count, stream);
+    if (!s) throw std::runtime_error(s.err().message);
+    unsigned long long host = 0;
+    PTXB_CUDA_CALL(cudaMemcpyAsync(&host, count, sizeof host, cudaMemcpyDeviceToHost, stream));
+    PTXB_CUDA_CALL(cudaStreamSynchronize(stream));
+    return static_cast<int64_t>(host);
   }
 
   void ensure_workspace(int64_t bytes) {

@@ -1,8 +1,10 @@
 #pragma once
 // The GQA tasks' baseline, "cudnn_sdpa_gqa": cuDNN fused flash attention on the backend C API over
 // paged or ragged variable-length sequences (graphs in cudnn_gqa_graph.h), plus its two small
-// helper kernels (gqa_aux.h). When the loaded cuDNN cannot build it (too old, an engine refusing the
-// graph, no sm_90 GPU for ragged layouts before 9.18.1), the baseline is the independent fp32 GPU
+// helper kernels (gqa_aux.h). Every plan is checked against the independent fp32 reference on the
+// sample inputs before it may be chosen. When the loaded cuDNN cannot build it (too old, an engine
+// refusing the graph, no plan matching the reference, no sm_90 GPU for ragged layouts before 9.18.1),
+// the baseline is the independent fp32 GPU
 // reference (gqa_reference.h) instead, and its description says so and why: correctness still has a
 // trustworthy reference, and no timing claims to be against cuDNN when it is not.
 //

@@ -1,5 +1,8 @@
 #include "baselines/gqa_aux.h"
 
+#include <cuda_bf16.h>
+
+#include <algorithm>
 #include <string>
 
 namespace ptxbench::gpu {
@@ -47,6 +50,19 @@ __global__ void scatter_lse(const float* stats, const int32_t* qo_indptr, const 
   lse[(qo_indptr[b] + i) * h_q + h] = stats[index];
 }
 
+__global__ void count_mismatches(const void* got, bool got_is_bf16, const float* want, int64_t n, float atol,
+                                 float rtol, unsigned long long* count) {
+  unsigned long long local = 0;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const float g = got_is_bf16 ? __bfloat162float(static_cast<const __nv_bfloat16*>(got)[i])
+                                : static_cast<const float*>(got)[i];
+    const float w = want[i];
+    if (!(fabsf(g - w) <= atol + rtol * fabsf(w))) ++local;
+  }
+  if (local != 0) atomicAdd(count, local);
+}
+
 status launched(const char* what) {
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) return ok();
@@ -62,6 +78,14 @@ status launch_gqa_prepare(const gqa_prepare_args& args, cudaStream_t stream) {
     return make_error("GQA prepare: a padded page table needs kv_indices");
   prepare<<<static_cast<unsigned>(args.batch), k_threads, 0, stream>>>(args);
   return launched("GQA prepare kernel");
+}
+
+status launch_count_mismatches(const void* got, bool got_is_bf16, const float* want, int64_t n, float atol, float rtol,
+                               unsigned long long* count, cudaStream_t stream) {
+  if (n <= 0) return ok();
+  const int64_t blocks = std::min<int64_t>((n + k_threads - 1) / k_threads, 4096);
+  count_mismatches<<<static_cast<unsigned>(blocks), k_threads, 0, stream>>>(got, got_is_bf16, want, n, atol, rtol, count);
+  return launched("GQA self-check kernel");
 }
 
 status launch_gqa_scatter_lse(const float* stats, const int32_t* qo_indptr, const int32_t* seq_q, int64_t batch,

@@ -40,6 +40,11 @@ struct gqa_prepare_args {
 /// Enqueues the prepare kernel; fails on a launch error.
 status launch_gqa_prepare(const gqa_prepare_args& args, cudaStream_t stream);
 
+/// Adds to *count the elements where !(|got - want| <= atol + rtol * |want|) (NaN and Inf count):
+/// how the baseline checks each plan against the independent reference before it may be chosen.
+status launch_count_mismatches(const void* got, bool got_is_bf16, const float* want, int64_t n, float atol, float rtol,
+                               unsigned long long* count, cudaStream_t stream);
+
 /// lse[(qo_indptr[b] + i) * h_q + h] = stats[(b * h_q + h) * max_q + i] for i < seq_q[b].
 status launch_gqa_scatter_lse(const float* stats, const int32_t* qo_indptr, const int32_t* seq_q, int64_t batch,
                               int64_t h_q, int64_t max_q, float* lse, cudaStream_t stream);
