@@ -9,6 +9,9 @@
 #include <fmt/format.h>
 
 #include "baselines/baseline.h"
+#ifdef PTXBENCH_HAVE_CUDNN_SDPA
+#include "baselines/cudnn_gqa.h"
+#endif
 #include "suite/sequence_layout.h"
 #include "suite/task.h"
 
@@ -66,6 +69,46 @@ __attribute__((visibility("default"))) void* ptxb_baseline_create(const char* su
     set_error(err, err_len, e.what());
     return nullptr;
   }
+}
+
+/// Like ptxb_baseline_create, but the GQA tasks' independent fp32 GPU reference (gqa_reference.h, the
+/// baseline's fallback) instead of cuDNN, so a script can compare cuDNN, this reference and a third
+/// implementation on the same tensors. Only for tasks whose baseline is cudnn_sdpa_gqa; NULL and err
+/// filled otherwise.
+__attribute__((visibility("default"))) void* ptxb_reference_create(const char* suite_root, const char* task_name,
+                                                                    void** inputs, void** outputs, char* err,
+                                                                    int err_len) {
+#ifdef PTXBENCH_HAVE_CUDNN_SDPA
+  try {
+    auto s = load_suite(suite_root);
+    if (!s) return set_error(err, err_len, s.err().message), nullptr;
+    const task* t = s->find_task(task_name);
+    if (!t) return set_error(err, err_len, fmt::format("unknown task '{}'", task_name)), nullptr;
+    if (t->baseline != "cudnn_sdpa_gqa")
+      return set_error(err, err_len, fmt::format("task {}: its baseline is {}, not cudnn_sdpa_gqa; no independent "
+                                                 "reference is served for it", task_name, t->baseline)),
+             nullptr;
+    auto axes = resolve_axes(t->wl, t->def);
+    auto h = std::make_unique<handle>();
+    h->inputs = views(t->def.inputs, axes, inputs);
+    h->outputs = views(t->def.outputs, axes, outputs);
+    int device = 0;
+    cudaGetDevice(&device);
+    gpu::baseline_request req{t->baseline, axes, t->baseline_options, device, ""};
+    auto b = gpu::make_gqa_reference_baseline(req, h->inputs, h->outputs, "requested for a cross-check");
+    if (!b) return set_error(err, err_len, b.err().message), nullptr;
+    h->impl = std::move(*b);
+    h->description = h->impl->description();
+    return h.release();
+  } catch (const std::exception& e) {
+    set_error(err, err_len, e.what());
+    return nullptr;
+  }
+#else
+  (void)suite_root, (void)task_name, (void)inputs, (void)outputs;
+  set_error(err, err_len, "this build has no cuDNN baselines (libcudnn or cudnn_backend.h was not found)");
+  return nullptr;
+#endif
 }
 
 /// Enqueues one call on `stream` with new data pointers. Returns 0, or -1 with err filled.
