@@ -80,7 +80,7 @@ agent)
   tail -3 "$OUT/gpu_host_cpu_tests.txt"
   ;;
 gqa)
-  timeout 540 bash bench/gqa_h200.sh
+  timeout 250 bash bench/gqa_h200.sh
   ;;
 *)
   echo "usage: $0 gemm|attention|probe|agent|gqa" >&2
