@@ -194,10 +194,11 @@ void handle_prepare(runner_state& st, const ordered_json& m) {
       t.data = t.private_copy;
     }
     if (t.desc.shape.empty() && !t.desc.is_output) {
-      // A scalar (definition shape null): the harness keeps it in a one-element device buffer; the
-      // candidate gets its value on the host, as the kernel ABI promises (tensor_view::scalar<T>()).
-      if (t.desc.bytes > sizeof t.scalar) fail(st, "a scalar input wider than 8 bytes");
-      check(st, cudaMemcpy(&t.scalar, t.data, t.desc.bytes, cudaMemcpyDeviceToHost), "cudaMemcpy of a scalar input");
+      // A scalar (definition shape null): the candidate gets its value on the host, as the kernel ABI
+      // promises (tensor_view::scalar<T>()), from the prepare message — never from the device buffer,
+      // which the harness may fill only after "prepared" (the value is checked there: 1-8 bytes).
+      if (t.desc.value.empty()) fail(st, "scalar input " + t.desc.name + ": the prepare message carries no value");
+      std::memcpy(&t.scalar, t.desc.value.data(), t.desc.value.size());
     }
     st.tensors.push_back(t);
   }
