@@ -50,6 +50,7 @@ struct mapped_tensor {
   void* base = nullptr;     // the IPC mapping of the whole allocation
   void* data = nullptr;     // what the candidate sees (IPC tensor, or a private copy)
   void* private_copy = nullptr;
+  uint64_t scalar = 0;      // a scalar input's value, copied to the host (the ABI passes scalars by host pointer)
 };
 
 struct runner_state {
@@ -192,11 +193,18 @@ void handle_prepare(runner_state& st, const ordered_json& m) {
       else check(st, cudaMemcpy(t.private_copy, t.data, t.desc.bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy");
       t.data = t.private_copy;
     }
+    if (t.desc.shape.empty() && !t.desc.is_output) {
+      // A scalar (definition shape null): the candidate gets its value on the host, as the kernel ABI
+      // promises (tensor_view::scalar<T>()), from the prepare message — never from the device buffer,
+      // which the harness may fill only after "prepared" (the value is checked there: 1-8 bytes).
+      if (t.desc.value.empty()) fail(st, "scalar input " + t.desc.name + ": the prepare message carries no value");
+      std::memcpy(&t.scalar, t.desc.value.data(), t.desc.value.size());
+    }
     st.tensors.push_back(t);
   }
-  for (const auto& t : st.tensors) {
+  for (auto& t : st.tensors) {
     ptxbench_tensor a{};
-    a.data = t.data;
+    a.data = t.desc.shape.empty() && !t.desc.is_output ? static_cast<void*>(&t.scalar) : t.data;
     a.dtype = static_cast<int32_t>(t.desc.type);
     a.ndim = static_cast<int32_t>(t.desc.shape.size());
     int64_t stride = 1;
