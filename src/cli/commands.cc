@@ -14,6 +14,8 @@ const std::vector<command>& all_commands() {
       {"metrics", "turn/trajectory correctness rates, best speedups and Fast_p from trajectories or upstream data",
        add_metrics_command},
       {"report", "one self-contained HTML report (tables, Fast_p and speedup curves, turn strips)", add_report_command},
+      {"fixit", "Fixit repair data: mine failed turns, repair them with a teacher, pair, write rationales",
+       add_fixit_command},
   };
   return table;
 }
