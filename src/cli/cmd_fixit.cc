@@ -198,6 +198,8 @@ void add_fixit_command(CLI::App& app, context& ctx) {
   pairs->add_option("--seed", pa->seed, "seed of the post-balancing selection")->capture_default_str();
   pairs->callback([&ctx, pa, pairs]() { ctx.exit = pairs_command(*pa, command_line(*pairs, {"ptxbench", "fixit", "pairs"})); });
 
+  add_reason_subcommand(*fixit, ctx, "fixit", "directory written by `ptxbench fixit pairs`");
+
 }
 
 }  // namespace ptxbench::cli

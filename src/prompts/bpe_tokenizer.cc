@@ -238,4 +238,6 @@ std::optional<int> bpe_tokenizer::token_id(std::string_view token) const {
 
 const std::string& bpe_tokenizer::description() const { return m_impl->description; }
 
+const std::vector<std::string>& bpe_tokenizer::special_tokens() const { return m_impl->special; }
+
 }  // namespace ptxbench::prompts

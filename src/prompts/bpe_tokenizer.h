@@ -46,6 +46,8 @@ class bpe_tokenizer {
   [[nodiscard]] std::size_t vocabulary_size() const;
   /// The id of a token (an added token's content, or a vocabulary entry's bytes), if any.
   [[nodiscard]] std::optional<int> token_id(std::string_view token) const;
+  /// The added tokens marked special (tokenizer.json), e.g. <|im_start|>; empty for cl100k.
+  [[nodiscard]] const std::vector<std::string>& special_tokens() const;
   /// e.g. "Hugging Face byte-level BPE (tokenizer.json: PATH; 151643 tokens, 151387 merges, 22 added)".
   [[nodiscard]] const std::string& description() const;
 

@@ -30,6 +30,7 @@ struct bpe_tokenizer::impl {
   rank_map merge_ranks;                  ///< pair_key(left, right) → position in the merges list
   bool ignore_merges = false;            ///< take a whole piece that is in the vocabulary as one token
   std::vector<std::pair<std::string, int>> added;  ///< added tokens (content, id), matched before splitting
+  std::vector<std::string> special;      ///< the added tokens marked special
   std::vector<std::vector<std::size_t>> added_by_first_byte = std::vector<std::vector<std::size_t>>(256);
   bool add_prefix_space = false;
   pcre2_code* pattern = nullptr;         ///< the pre-tokenizer regex

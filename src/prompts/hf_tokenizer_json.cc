@@ -176,6 +176,7 @@ result<bpe_tokenizer> bpe_tokenizer::load_hugging_face(const std::filesystem::pa
       std::string content = a["content"].get<std::string>();
       if (content.empty()) continue;
       p->added.emplace_back(content, a["id"].get<int>());
+      if (a.value("special", false)) p->special.push_back(content);
     }
     // Longest first, so "<|im_start|>" wins over a shorter added token that is its prefix.
     std::stable_sort(p->added.begin(), p->added.end(),
