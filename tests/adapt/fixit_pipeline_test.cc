@@ -362,6 +362,67 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
 #endif
 }
 
+// KernelGen through the recipe s0 (collect, reason, export with the labelled cl100k fallback), three
+// messages per row; a second identical command finds everything done and asks nobody again.
+TEST_F(FixitPipeline, RecipeS0BuildsKernelGenRowsAndComparesWithThePaper) {
+  fake_llm_server teacher, reasoner;
+  teacher.add_rule("", {kernel("kg-a", "FAKE_SPEEDUP=0.5", true), kernel("kg-b", "FAKE_SPEEDUP=0.7", true),
+                        kernel("kg-plain", "")});
+  reasoner.set_default_reply(rationale(4));
+  const fs::path run = m_dir / "teacher-run";
+  auto r = cli({"run", "--model", "openai:teacher", "--base-url", teacher.base_url(), "--tasks", "mha_with_lse_d64",
+                "--trajectories", "3", "--turns", "1", "--variants", "base", "--out", run.string(), "--evaluator", "fake",
+                "--parallel", "1", "-q"});
+  ASSERT_TRUE(r.succeeded()) << describe_exit(r) << "\n" << r.err;
+  json models = {{"format", "ptxbench.models/1"},
+                 {"models", {{"scripted-reasoner", {{"api", "openai"}, {"model_id", "reasoner"},
+                                                    {"base_url", reasoner.base_url()}, {"api_key_required", false}}}}}};
+  ASSERT_TRUE(write_file_atomic(m_dir / "models.json", models.dump()));
+  const fs::path out = m_dir / "s0";
+  std::vector<std::string> args = {"sft", "recipe", "s0", "--runs", run.string(), "--out", out.string(),
+                                   "--reason-model", "scripted-reasoner", "--models-file", (m_dir / "models.json").string(),
+                                   "--parallel", "1", "-q"};
+  auto rec = cli(args);
+  ASSERT_TRUE(rec.succeeded()) << describe_exit(rec) << "\n" << rec.err;
+  EXPECT_NE(rec.out.find("recipe s0 (sft-v4"), std::string::npos) << rec.out;
+  EXPECT_NE(rec.out.find("494"), std::string::npos) << rec.out;  // the paper's row count beside ours
+  json report = read_json(out / "recipe_report.json");
+  EXPECT_EQ(report["counts"]["kernels"], 2);  // --require-target (the recipe's) leaves the plain kernel out
+  EXPECT_EQ(report["counts"]["rows"], 2);
+  EXPECT_EQ(reasoner.requests(), 2);
+  auto rows = read_jsonl(out / "sft" / "sft.jsonl");
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    const auto& msgs = row["messages"];
+    ASSERT_EQ(msgs.size(), 3u);
+    EXPECT_EQ(msgs[0]["role"], "system");
+    EXPECT_EQ(msgs[1]["role"], "user");
+    EXPECT_EQ(msgs[2]["role"], "assistant");
+    EXPECT_EQ(msgs[2]["step_loss_mask"], 1);
+    EXPECT_EQ(msgs[1]["step_loss_mask"], 0);
+    std::string answer = msgs[2]["content"];
+    EXPECT_EQ(answer.rfind("<think>\n", 0), 0u);
+    EXPECT_NE(answer.find("FAKE_SPEEDUP"), std::string::npos);
+  }
+  json em = read_json(out / "sft" / "manifest.json");
+  EXPECT_NE(em.dump().find("cl100k"), std::string::npos);  // the fallback says what it is
+  std::string before = read(out / "sft" / "sft.jsonl");
+  auto again = cli(args);
+  ASSERT_TRUE(again.succeeded()) << again.err;
+  EXPECT_EQ(reasoner.requests(), 2);
+  EXPECT_EQ(read(out / "sft" / "sft.jsonl"), before);
+#ifdef PTXBENCH_TEST_PYTHON
+  process_spec py;
+  py.argv = {PTXBENCH_TEST_PYTHON, "-B", "-m", "unittest", "train.tests.test_export_format"};
+  py.cwd = ptxbench::testing::repo_root();
+  py.env_overrides = {{"PTXBENCH_SFT_EXPORT", (out / "sft" / "sft.jsonl").string()}, {"PTXBENCH_SFT_EXPORT_ROWS", "2"}};
+  py.timeout_s = 120;
+  auto pr = run_process(py);
+  EXPECT_TRUE(pr.succeeded()) << describe_exit(pr) << "\n" << pr.out << pr.err;
+  EXPECT_EQ(pr.err.find("skipped"), std::string::npos) << pr.err;
+#endif
+}
+
 TEST_F(FixitPipeline, BadInputGivesOneLineErrorsAndWritesNothing) {
   fake_llm_server student;
   const fs::path run = m_dir / "run";
