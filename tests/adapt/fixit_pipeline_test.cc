@@ -193,8 +193,8 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
   const fs::path repairs = m_dir / "repairs";
   auto args = repair_args(teacher, mined, repairs);
   auto slow = args;
-  slow.insert(slow.end(), {"--fake-eval-delay-ms", "400"});
-  auto killed = cli(slow, 2.0);  // 10 evaluations x 400 ms: the SIGKILL lands mid-run
+  slow.insert(slow.end(), {"--fake-eval-delay-ms", "800"});
+  auto killed = cli(slow, 3.5);  // 10 evaluations x 800 ms: the SIGKILL lands mid-run
   ASSERT_TRUE(killed.timed_out) << "finished before the kill; " << killed.err;
   int before = teacher.requests();
   EXPECT_GT(before, 0);
@@ -268,9 +268,9 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
   // ---- reason again, killed mid-run: the same command finishes with nothing lost or repeated
   fake_llm_server slow_reasoner;
   slow_reasoner.set_default_reply(rationale(4));
-  slow_reasoner.set_delay_ms(700);
+  slow_reasoner.set_delay_ms(1500);
   const fs::path reasoning2 = m_dir / "reasoning-killed";
-  auto rk = cli(reason_args(slow_reasoner, pairs, reasoning2), 1.8);
+  auto rk = cli(reason_args(slow_reasoner, pairs, reasoning2), 4.0);  // 4 rows x 1.5 s
   ASSERT_TRUE(rk.timed_out) << "finished before the kill; " << rk.err;
   int asked = slow_reasoner.requests();
   EXPECT_GE(asked, 1);
