@@ -255,9 +255,12 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
   reasoner.add_rule("tag-n", {rationale(1).substr(0, 120) + "\n</my_reasoning>", rationale(5)});
   reasoner.set_default_reply(rationale(4));
   const fs::path reasoning = m_dir / "reasoning";
-  auto rs = cli(reason_args(reasoner, pairs, reasoning));
+  auto streamed = reason_args(reasoner, pairs, reasoning);
+  streamed.push_back("--stream");  // long teacher calls: every reply arrives as server-sent events
+  auto rs = cli(streamed);
   ASSERT_TRUE(rs.succeeded()) << describe_exit(rs) << "\n" << rs.err;
   EXPECT_EQ(reasoner.requests(), 6);
+  EXPECT_EQ(reasoner.streamed_requests(), 6);
   json rm = read_json(reasoning / "manifest.json");
   EXPECT_EQ(rm["counts"]["done"], 4);
   EXPECT_EQ(rm["counts"]["failed"], 0);
