@@ -18,7 +18,7 @@ struct http_request {
   std::string body;                                          ///< JSON, sent with POST
   double timeout_s = 1800;        ///< whole request, 0 = none; long generations take many minutes
   double connect_timeout_s = 30;
-  double idle_timeout_s = 0;      ///< streaming: give up when no byte arrived for this long (0 = off)
+  double idle_timeout_s = 0;      ///< give up (a timeout) when no byte moved for this long (0 = off); set when streaming
 };
 
 enum class transport_error {

@@ -199,11 +199,20 @@ void fake_llm_server::respond(api which, const json& body, bool stream, const st
                                       "\"message\":\"Overloaded\"}}\n\n");
   std::size_t cut = has_fault && what == scripted_fault::kind::drop_mid_stream ? std::max<std::size_t>(2, events.size() / 2)
                                                                                 : events.size() + 1;
+  std::size_t stall_at = has_fault && what == scripted_fault::kind::stall_mid_stream ? std::max<std::size_t>(2, events.size() / 2)
+                                                                                     : events.size() + 1;
+  int stall_ms = fault ? fault->stall_ms : 0, gap_ms = m_event_delay_ms;
   auto shared = std::make_shared<std::vector<std::string>>(std::move(events));
-  res.set_chunked_content_provider("text/event-stream", [shared, cut](size_t offset, httplib::DataSink& sink) {
+  res.set_chunked_content_provider("text/event-stream", [shared, cut, stall_at, stall_ms, gap_ms](size_t offset,
+                                                                                                 httplib::DataSink& sink) {
     (void)offset;
     for (std::size_t i = 0; i < shared->size(); ++i) {
       if (i == cut) return false;  // break the connection mid-stream
+      if (i == stall_at) {         // nothing for a while, the connection open; then it breaks
+        std::this_thread::sleep_for(std::chrono::milliseconds(stall_ms));
+        return false;
+      }
+      if (gap_ms > 0 && i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms));
       sink.write((*shared)[i].data(), (*shared)[i].size());
     }
     sink.done();
@@ -260,6 +269,11 @@ void fake_llm_server::add_rule(std::string needle, std::vector<std::string> repl
 void fake_llm_server::set_delay_ms(int ms) {
   std::lock_guard lock(m_mutex);
   m_delay_ms = ms;
+}
+
+void fake_llm_server::set_stream_event_delay_ms(int ms) {
+  std::lock_guard lock(m_mutex);
+  m_event_delay_ms = ms;
 }
 
 void fake_llm_server::set_stream_piece(std::size_t chars) {

@@ -30,11 +30,15 @@ struct scripted_fault {
   /// a complete streamed reply whose terminator ([DONE]) is missing; stream_truncated: a streamed
   /// reply that ends cleanly but early (no finish reason, no terminator); error_in_stream: an error
   /// event in the middle of a stream.
-  enum class kind { status, drop_connection, drop_mid_stream, stream_without_done, stream_truncated, error_in_stream };
+  /// stall_mid_stream: a streamed reply that stops sending after its first half for stall_ms, then
+  /// breaks (a stuck provider behind a proxy that keeps the connection open).
+  enum class kind { status, drop_connection, drop_mid_stream, stream_without_done, stream_truncated, error_in_stream,
+                    stall_mid_stream };
   kind what = kind::status;
   int status = 500;
   std::string retry_after;  ///< Retry-After header value, if any
   std::string body;         ///< JSON error body
+  int stall_ms = 3000;      ///< stall_mid_stream: how long nothing is sent
 };
 
 class fake_llm_server {
@@ -60,6 +64,8 @@ class fake_llm_server {
   void set_delay_ms(int ms);
   /// Streamed replies are cut into pieces of this many characters (default 7).
   void set_stream_piece(std::size_t chars);
+  /// Streamed replies wait this long between events (a slow but steady generation).
+  void set_stream_event_delay_ms(int ms);
   /// Serves this fault once, to the next request (turn < 0) or to the next request for that turn.
   void inject(scripted_fault fault, int turn = -1);
   /// Forgets every queued and permanent fault.
@@ -96,6 +102,7 @@ class fake_llm_server {
   std::vector<rule> m_rules;
   int m_delay_ms = 0;
   std::size_t m_piece = 7;
+  int m_event_delay_ms = 0;
   std::atomic<int> m_streamed{0};
   std::thread m_thread;
   int m_port = 0;

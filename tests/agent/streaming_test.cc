@@ -1,6 +1,8 @@
 // Streaming (server-sent events) for the three APIs: the SSE parser, the assemblers, and the HTTP
 // provider against the scripted server streaming for real, with a mid-stream disconnect, a missing
 // [DONE], a stream cut short and an error event inside a stream.
+#include <chrono>
+
 #include <gtest/gtest.h>
 
 #include "agent/fake_llm_server.h"
@@ -185,6 +187,43 @@ TEST_P(StreamingProvider, AnErrorEventInsideTheStreamIsRetried) {
   ASSERT_TRUE(r.ok()) << r.failure.message;
   ASSERT_EQ(r.reply->attempts.size(), 2u);
   EXPECT_NE(r.reply->attempts[0].error.find("Overloaded"), std::string::npos) << r.reply->attempts[0].error;
+}
+
+// Long teacher calls: a generation that keeps sending outlives the idle limit; one that goes silent
+// with the connection open is cut after it and asked again.
+TEST(StreamingProviderIdle, ASteadyStreamLongerThanTheIdleLimitSucceeds) {
+  fake_llm_server server;
+  server.set_reply(0, std::string(140, 's'));  // 20 content events
+  server.set_stream_event_delay_ms(100);       // about 2.3 s in all, never 1 s silent
+  auto m = streaming_spec(server, api_kind::openai);
+  m.stream_idle_timeout_s = 1;
+  auto p = make_provider(m, "k", {nullptr, nullptr, [](double) {}});
+  ASSERT_TRUE(p);
+  auto r = (*p)->complete(hello());
+  ASSERT_TRUE(r.ok()) << r.failure.message;
+  EXPECT_EQ(r.reply->content, std::string(140, 's'));
+  EXPECT_EQ(r.reply->attempts.size(), 1u);
+  EXPECT_GT(r.reply->latency_s, 1.5);
+}
+
+TEST(StreamingProviderIdle, AStreamSilentForTheIdleLimitIsCutAndRetried) {
+  fake_llm_server server;
+  server.set_reply(0, std::string(140, 'q'));
+  scripted_fault stall{scripted_fault::kind::stall_mid_stream};
+  stall.stall_ms = 4000;
+  server.inject(stall);
+  auto m = streaming_spec(server, api_kind::openai);
+  m.stream_idle_timeout_s = 1;
+  auto p = make_provider(m, "k", {nullptr, nullptr, [](double) {}});
+  ASSERT_TRUE(p);
+  auto start = std::chrono::steady_clock::now();
+  auto r = (*p)->complete(hello());
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(r.ok()) << r.failure.message;
+  EXPECT_EQ(r.reply->content, std::string(140, 'q'));
+  ASSERT_EQ(r.reply->attempts.size(), 2u);
+  EXPECT_NE(r.reply->attempts[0].error.find("timeout"), std::string::npos) << r.reply->attempts[0].error;
+  EXPECT_LT(took, 3.9);  // cut by the idle limit, not by the server giving up after 4 s
 }
 
 INSTANTIATE_TEST_SUITE_P(Apis, StreamingProvider,
