@@ -426,6 +426,57 @@ TEST_F(FixitPipeline, RecipeS0BuildsKernelGenRowsAndComparesWithThePaper) {
 #endif
 }
 
+// A Fixit recipe (s1: the four d128 problems) from a student run: mine, repair, pairs
+// (--require-target, the recipe's), reason, export; killed during the repairs, then the same command
+// finishes, and its counts are printed beside the paper's.
+TEST_F(FixitPipeline, RecipeS1BuildsFixitRowsAndResumesAfterAKill) {
+  fake_llm_server student, teacher, reasoner;
+  student.add_rule("", {kernel("s-a", "FAKE_COMPILE_ERROR"), kernel("s-b", "FAKE_WRONG"), kernel("s-c", "FAKE_RUNTIME_ERROR")});
+  teacher.add_rule("tag-s-a-", {kernel("fixed-a", "FAKE_SPEEDUP=0.3", true)});
+  teacher.add_rule("tag-s-b-", {kernel("fixed-b", "FAKE_SPEEDUP=0.3", true)});
+  teacher.add_rule("tag-s-c-", {kernel("plain-c", "")});  // correct but never target-correct: no pair
+  reasoner.set_default_reply(rationale(16));              // s1 asks for at least 2000 characters
+  const fs::path run = m_dir / "student-run";
+  auto r = cli({"run", "--model", "openai:student", "--base-url", student.base_url(), "--tasks", "mha_with_lse_d128",
+                "--trajectories", "3", "--turns", "1", "--variants", "base", "--out", run.string(), "--evaluator", "fake",
+                "--parallel", "1", "-q"});
+  ASSERT_TRUE(r.succeeded()) << describe_exit(r) << "\n" << r.err;
+  json models = {{"format", "ptxbench.models/1"},
+                 {"models", {{"scripted-teacher", {{"api", "openai"}, {"model_id", "teacher"},
+                                                   {"base_url", teacher.base_url()}, {"api_key_required", false}}},
+                             {"scripted-reasoner", {{"api", "openai"}, {"model_id", "reasoner"},
+                                                    {"base_url", reasoner.base_url()}, {"api_key_required", false}}}}}};
+  ASSERT_TRUE(write_file_atomic(m_dir / "models.json", models.dump()));
+  const fs::path out = m_dir / "s1";
+  std::vector<std::string> args = {"sft", "recipe", "s1", "--runs", run.string(), "--out", out.string(),
+                                   "--repair-model", "scripted-teacher", "--reason-model", "scripted-reasoner",
+                                   "--models-file", (m_dir / "models.json").string(), "--parallel", "1",
+                                   "--evaluator", "fake", "-q"};
+  auto slow = args;
+  slow.insert(slow.end(), {"--fake-eval-delay-ms", "1500"});
+  auto killed = cli(slow, 3.5);  // the third repair runs 5 turns of 1.5 s: the SIGKILL lands among them
+  ASSERT_TRUE(killed.timed_out) << "finished before the kill; " << killed.err;
+  EXPECT_FALSE(fs::exists(out / "sft"));
+  auto rec = cli(args);
+  ASSERT_TRUE(rec.succeeded()) << describe_exit(rec) << "\n" << rec.err;
+  EXPECT_NE(rec.out.find("recipe s1 (fixit-v2-glm"), std::string::npos) << rec.out;
+  EXPECT_NE(rec.out.find("158"), std::string::npos) << rec.out;  // the paper's row count
+  json report = read_json(out / "recipe_report.json");
+  EXPECT_EQ(report["counts"]["pairs"], 2);
+  EXPECT_EQ(report["counts"]["rows"], 2);
+  EXPECT_EQ(reasoner.requests(), 2);
+  // 3 repairs: two fixed at once, the third 5 turns, each turn asked once (plus at most one in flight).
+  EXPECT_GE(teacher.requests(), 7);
+  EXPECT_LE(teacher.requests(), 8);
+  auto rows = read_jsonl(out / "sft" / "sft.jsonl");
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    ASSERT_EQ(row["messages"].size(), 5u);
+    EXPECT_EQ(row["messages"][4]["step_loss_mask"], 1);
+    EXPECT_NE(row["messages"][4]["content"].get<std::string>().find("fixed-"), std::string::npos);
+  }
+}
+
 TEST_F(FixitPipeline, BadInputGivesOneLineErrorsAndWritesNothing) {
   fake_llm_server student;
   const fs::path run = m_dir / "run";
