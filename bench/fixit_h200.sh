@@ -26,6 +26,10 @@ RES=${FIXIT_RESULTS:-$ROOT/bench/results/h200/fixit}
 rm -rf "$RES" && mkdir -p "$RES"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 SUMMARY="$RES/summary.txt"
+# The student's prompt variant. ablation_params (the Hopper pack's parameters only, ~11k characters)
+# keeps the exported rows short enough for the tiny model's 20 steps inside the time budget; base
+# (the whole pack, ~84k characters, ~30k tokens per row for the tiny tokenizer) works too, slower.
+VARIANT=${FIXIT_VARIANT:-ablation_params}
 failures=0
 say() { echo "$*" | tee -a "$SUMMARY"; }
 stage() {  # stage NAME TIMEOUT CMD...: runs CMD, its output in $RES/NAME.log; FAILED lines are loud
@@ -46,7 +50,7 @@ finish() {
   [ "$failures" -eq 0 ]
   exit $?
 }
-say "fixit_h200: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown) bin $BIN"
+say "fixit_h200: $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown) bin $BIN variant $VARIANT"
 
 # ---- replay files: the student's three failing turns, the repair teacher's fix, the reasoning teacher
 W=$RES/inputs && mkdir -p "$W"
@@ -99,7 +103,7 @@ PY
 
 run_dir=$RES/student-run
 stage student 120 "$BIN/ptxbench" run --model "replay:$W/student.json" --tasks gemm_n7168_k5120 --target h200 \
-  --variants base --trajectories 1 --turns 3 --out "$run_dir" -q
+  --variants "$VARIANT" --trajectories 1 --turns 3 --out "$run_dir" -q
 python3 - "$run_dir" > "$RES/student_labels.txt" 2>&1 <<'PY'
 import glob, json, sys
 for f in sorted(glob.glob(sys.argv[1] + "/trajectories/*.json")):
