@@ -186,6 +186,11 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
   auto t0 = cli({"fixit", "mine", run.string(), "--out", (m_dir / "mined-turn0").string(), "--turns", "0"});
   ASSERT_TRUE(t0.succeeded()) << t0.err;
   EXPECT_EQ(read_json(m_dir / "mined-turn0" / "manifest.json")["counts"]["selected"], 4);
+  auto other = cli({"fixit", "mine", run.string(), "--out", (m_dir / "mined-other").string(), "--variants", "multicast"});
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("no failed turn to mine"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("variant_filter"), std::string::npos) << other.err;
+  EXPECT_FALSE(fs::exists(m_dir / "mined-other"));
 
   // ---- repair: killed mid-run, then the same command finishes every repair exactly once
   fake_llm_server teacher;
