@@ -8,6 +8,7 @@
 // written.
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -61,6 +62,16 @@ std::vector<json> read_jsonl(const fs::path& p) {
     if (!line.empty()) rows.push_back(json::parse(line, nullptr, false));
   return rows;
 }
+
+// The cl100k ranks scripts/setup.sh fetches (the export's labelled fallback), when present.
+std::optional<fs::path> cl100k_ranks() {
+  for (const auto& p : {ptxbench::testing::repo_root() / "build" / "third_party" / "tiktoken" / "cl100k_base.json",
+                        ptxbench::testing::bin_dir().parent_path() / "third_party" / "tiktoken" / "cl100k_base.json"})
+    if (fs::is_regular_file(p)) return p;
+  return std::nullopt;
+}
+
+fs::path tiny_tokenizer() { return ptxbench::testing::repo_root() / "tests/fixtures/tokenizer/tiny_tokenizer.json"; }
 
 int nonempty_lines(const std::string& s) {
   int n = 0;
@@ -370,7 +381,7 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
 #endif
 }
 
-// KernelGen through the recipe s0 (collect, reason, export with the labelled cl100k fallback), three
+// KernelGen through the recipe s0 (collect, reason, export; the labelled cl100k fallback where its ranks are), three
 // messages per row; a second identical command finds everything done and asks nobody again.
 TEST_F(FixitPipeline, RecipeS0BuildsKernelGenRowsAndComparesWithThePaper) {
   fake_llm_server teacher, reasoner;
@@ -378,9 +389,10 @@ TEST_F(FixitPipeline, RecipeS0BuildsKernelGenRowsAndComparesWithThePaper) {
                         kernel("kg-plain", "")});
   reasoner.set_default_reply(rationale(4));
   const fs::path run = m_dir / "teacher-run";
+  // ablation_params: a short system prompt, so rows fit the recipe's 65,536 tokens of the test tokenizer
   auto r = cli({"run", "--model", "openai:teacher", "--base-url", teacher.base_url(), "--tasks", "mha_with_lse_d64",
-                "--trajectories", "3", "--turns", "1", "--variants", "base", "--out", run.string(), "--evaluator", "fake",
-                "--parallel", "1", "-q"});
+                "--trajectories", "3", "--turns", "1", "--variants", "ablation_params", "--out", run.string(),
+                "--evaluator", "fake", "--parallel", "1", "-q"});
   ASSERT_TRUE(r.succeeded()) << describe_exit(r) << "\n" << r.err;
   json models = {{"format", "ptxbench.models/1"},
                  {"models", {{"scripted-reasoner", {{"api", "openai"}, {"model_id", "reasoner"},
@@ -389,6 +401,7 @@ TEST_F(FixitPipeline, RecipeS0BuildsKernelGenRowsAndComparesWithThePaper) {
   const fs::path out = m_dir / "s0";
   std::vector<std::string> args = {"sft", "recipe", "s0", "--runs", run.string(), "--out", out.string(),
                                    "--reason-model", "scripted-reasoner", "--models-file", (m_dir / "models.json").string(),
+                                   "--tokenizer", tiny_tokenizer().string(), "--chat-template", "chatml",
                                    "--parallel", "1", "-q"};
   auto rec = cli(args);
   ASSERT_TRUE(rec.succeeded()) << describe_exit(rec) << "\n" << rec.err;
@@ -413,7 +426,21 @@ TEST_F(FixitPipeline, RecipeS0BuildsKernelGenRowsAndComparesWithThePaper) {
     EXPECT_NE(answer.find("FAKE_SPEEDUP"), std::string::npos);
   }
   json em = read_json(out / "sft" / "manifest.json");
-  EXPECT_NE(em.dump().find("cl100k"), std::string::npos);  // the fallback says what it is
+  EXPECT_EQ(em["token_count"]["chat_template"], "chatml");
+  EXPECT_NE(em["token_count"]["tokenizer"].get<std::string>().find("tiny_tokenizer.json"), std::string::npos) << em["token_count"];
+  if (auto ranks = cl100k_ranks()) {  // without --tokenizer: cl100k, and the manifest says it is a fallback
+    process_spec spec;
+    spec.argv = {m_bin.string(), "sft", "export", (out / "reasoning").string(), "--format", "kernelgen", "--out",
+                 (m_dir / "sft-cl100k").string()};
+    spec.env_overrides = {{"PTXBENCH_ROOT", ptxbench::testing::repo_root().string()},
+                          {"PTXBENCH_TIKTOKEN_RANKS", ranks->string()}};
+    spec.timeout_s = 120;
+    auto fb = run_process(spec);
+    ASSERT_TRUE(fb.succeeded()) << fb.err;
+    json fm = read_json(m_dir / "sft-cl100k" / "manifest.json");
+    EXPECT_NE(fm["token_count"].dump().find("cl100k"), std::string::npos) << fm["token_count"];
+    EXPECT_EQ(fm["token_count"]["exact"], false) << fm["token_count"];
+  }
   std::string before = read(out / "sft" / "sft.jsonl");
   auto again = cli(args);
   ASSERT_TRUE(again.succeeded()) << again.err;
@@ -443,8 +470,8 @@ TEST_F(FixitPipeline, RecipeS1BuildsFixitRowsAndResumesAfterAKill) {
   reasoner.set_default_reply(rationale(16));              // s1 asks for at least 2000 characters
   const fs::path run = m_dir / "student-run";
   auto r = cli({"run", "--model", "openai:student", "--base-url", student.base_url(), "--tasks", "mha_with_lse_d128",
-                "--trajectories", "3", "--turns", "1", "--variants", "base", "--out", run.string(), "--evaluator", "fake",
-                "--parallel", "1", "-q"});
+                "--trajectories", "3", "--turns", "1", "--variants", "ablation_params", "--out", run.string(),
+                "--evaluator", "fake", "--parallel", "1", "-q"});
   ASSERT_TRUE(r.succeeded()) << describe_exit(r) << "\n" << r.err;
   json models = {{"format", "ptxbench.models/1"},
                  {"models", {{"scripted-teacher", {{"api", "openai"}, {"model_id", "teacher"},
@@ -455,7 +482,8 @@ TEST_F(FixitPipeline, RecipeS1BuildsFixitRowsAndResumesAfterAKill) {
   const fs::path out = m_dir / "s1";
   std::vector<std::string> args = {"sft", "recipe", "s1", "--runs", run.string(), "--out", out.string(),
                                    "--repair-model", "scripted-teacher", "--reason-model", "scripted-reasoner",
-                                   "--models-file", (m_dir / "models.json").string(), "--parallel", "1",
+                                   "--models-file", (m_dir / "models.json").string(), "--tokenizer",
+                                   tiny_tokenizer().string(), "--chat-template", "chatml", "--parallel", "1",
                                    "--evaluator", "fake", "-q"};
   auto slow = args;
   slow.insert(slow.end(), {"--fake-eval-delay-ms", "1500"});
