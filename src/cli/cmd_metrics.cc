@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/metrics_inputs.h"
 #include "metrics/aggregate.h"
+#include "metrics/arms.h"
 #include "metrics/metrics_csv.h"
 #include "metrics/table1.h"
 
@@ -44,14 +45,20 @@ exit_status run_metrics(const metrics_args& a) {
   auto tables = metrics::compute_metrics(groups, opt);
   auto st = metrics::write_metrics_dir(a.out, loaded.records, tables, meta_json(a, loaded, opt));
   if (!st) return report_error(st.err().message, exit_status::infra);
+  // Supervision arms (docs/supervision.md): arms.csv, arms_fast_p.csv, table4.md, and the Table-4 view below Table 1.
+  auto arms = metrics::compute_arm_tables(metrics::group_by_arm(loaded.records), opt);
+  if (auto w = metrics::write_arm_files(a.out, arms, opt.turn_limits); !w) return report_error(w.err().message, exit_status::infra);
   auto counts = metrics::count_records(loaded.records);
   std::fputs(metrics::render_table1_markdown(
                  metrics::build_table1(tables.turn_rates, opt.turn_limits, opt.min_coverage), opt.turn_limits)
                  .c_str(),
              stdout);
+  if (metrics::has_supervision_arms(loaded.records))
+    std::fputs(("\n" + metrics::render_table4_markdown(arms, opt.turn_limits)).c_str(), stdout);
   std::fprintf(stderr, "ptxbench: %s\n",
                fmt::format("{} turns in {} runs ({} infra-error turns excluded); wrote {}/turns.csv, turns.json, "
-                           "turn_rates.csv, trajectory_rates.csv, best_speedup.csv, fast_p.csv, metrics.json",
+                           "turn_rates.csv, trajectory_rates.csv, best_speedup.csv, fast_p.csv, arms.csv, arms_fast_p.csv, table4.md, "
+                           "metrics.json",
                            counts.turns, groups.size(), counts.infra_errors, a.out)
                    .c_str());
   return exit_status::ok;

@@ -14,6 +14,7 @@
 #include "agent/provider_factory.h"
 #include "agent/sweep.h"
 #include "cli/commands.h"
+#include "cli/run_supervision_options.h"
 #include "eval/pipeline.h"
 #include "prompts/prompt_renderer.h"
 #include "prompts/variant_manifest.h"
@@ -35,6 +36,7 @@ struct run_args {
   int64_t context_budget = 0;
   uint64_t seed = 0;
   bool cpu_only = false, dry_run = false, quiet = false;
+  supervision_args supervision;
 };
 
 std::vector<std::string> split_list(const std::vector<std::string>& items) {
@@ -119,6 +121,8 @@ std::vector<std::string> canonical_argv(const run_args& a) {
   if (!a.base_url.empty()) argv.insert(argv.end(), {"--base-url", a.base_url});
   if (!a.models_file.empty()) argv.insert(argv.end(), {"--models-file", a.models_file});
   if (a.evaluator != "pipeline") argv.insert(argv.end(), {"--evaluator", a.evaluator});
+  auto sup = supervision_argv(a.supervision);
+  argv.insert(argv.end(), sup.begin(), sup.end());
   return argv;
 }
 
@@ -190,6 +194,9 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   if (!packs) return report_error(packs.err().message, exit_status::usage);
   s.prompts = packs->first;
   s.resolve_variant = packs->second;
+  auto sup = load_supervision(a.supervision, *tasks);
+  if (!sup) return report_error(sup.err().message, exit_status::usage);
+  apply_supervision(std::make_shared<const supervision::run_supervision>(std::move(*sup)), &*tasks, o, s);
   if (a.dry_run) {
     auto variants = agent::resolve_task_variants(o, s);
     if (!variants) return report_error(variants.err().message, exit_status::usage);
@@ -266,6 +273,7 @@ void add_run_command(CLI::App& app, context& ctx) {
   cmd->add_option("--seed", args->seed, "base seed; each trajectory's seed derives from it")->capture_default_str();
   cmd->add_flag("--dry-run", args->dry_run, "print the plan and exit");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
+  add_supervision_options(cmd, args->supervision);
   // Test-only switches (docs/agent.md, "Testing"): a fake evaluator that makes verdicts up from markers.
   cmd->add_option("--evaluator", args->evaluator, "pipeline, or fake (tests only)")->group("");
   cmd->add_option("--fake-eval-delay-ms", args->fake_delay_ms, "fake evaluator: milliseconds per evaluation")->group("");

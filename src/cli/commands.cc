@@ -14,6 +14,7 @@ const std::vector<command>& all_commands() {
       {"metrics", "turn/trajectory correctness rates, best speedups and Fast_p from trajectories or upstream data",
        add_metrics_command},
       {"report", "one self-contained HTML report (tables, Fast_p and speedup curves, turn strips)", add_report_command},
+      {"notes", "repair notes for the supervision arms: collect from Fixit pairs, check, schema", add_notes_command},
   };
   return table;
 }
