@@ -33,6 +33,13 @@ std::string supervision_mismatch(const ordered_json& have, const ordered_json& w
   if (want.is_null())
     return fmt::format("the file was written under supervision arm '{}' but this run uses none",
                        have.is_object() ? have.value("arm", "?") : "?");
+  // The arm is derived from the rest: name the file or setting that differs, when one does.
+  if (have.is_object() && want.is_object()) {
+    ordered_json a = have, b = want;
+    a.erase("arm");
+    b.erase("arm");
+    if (auto d = first_difference(a, b, "supervision"); !d.empty()) return d;
+  }
   return first_difference(have, want, "supervision");
 }
 

@@ -38,6 +38,7 @@ result<jsonl_contents> read_jsonl(const fs::path& path, std::size_t max_bytes) {
     return make_error(fmt::format("{}: binary file (NUL byte), expected JSON lines", path.string()));
   jsonl_contents out;
   out.torn_tail = complete < text->size();
+  if (out.torn_tail) out.tail = text->substr(complete);
   std::size_t pos = 0;
   int line = 0;
   while (pos < complete) {

@@ -24,6 +24,7 @@ struct jsonl_record {
 struct jsonl_contents {
   std::vector<jsonl_record> records;
   bool torn_tail = false;  ///< the last line had no newline (a kill mid-append); it is not in records
+  std::string tail;        ///< that last line's text
 };
 
 /// Reads every complete line as a JSON value. Fails (naming file:line) for a line that is not JSON,

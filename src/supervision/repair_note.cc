@@ -117,10 +117,16 @@ result<repair_note> note_from_json(const ordered_json& j, const std::string& whe
 result<note_set> read_note_set(const std::filesystem::path& file) {
   auto contents = read_jsonl(file, k_max_notes_file_bytes);
   if (!contents) return contents.err();
-  if (contents->torn_tail)
-    return make_error(fmt::format("{}: the last line is incomplete (a note collection was interrupted); run the same "
-                                  "`ptxbench notes collect` command again to finish the file",
-                                  file.string()));
+  if (contents->torn_tail) {
+    // A last line without its newline: a complete JSON value (a file written by another tool) is read
+    // like any line; half a record (a collection killed mid-append) must be finished first.
+    auto last = parse_json(contents->tail, "tail");
+    if (!last)
+      return make_error(fmt::format("{}: the last line is incomplete (a note collection was interrupted); run the same "
+                                    "`ptxbench notes collect` command again to finish the file",
+                                    file.string()));
+    contents->records.push_back({std::move(*last), static_cast<int>(contents->records.size()) + 1});
+  }
   note_set set;
   set.file = file;
   auto bytes = read_file(file, k_max_notes_file_bytes);
