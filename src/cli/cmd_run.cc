@@ -196,7 +196,8 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   s.resolve_variant = packs->second;
   auto sup = load_supervision(a.supervision, *tasks);
   if (!sup) return report_error(sup.err().message, exit_status::usage);
-  apply_supervision(std::make_shared<const supervision::run_supervision>(std::move(*sup)), &*tasks, o, s);
+  if (auto st = apply_supervision(std::make_shared<const supervision::run_supervision>(std::move(*sup)), &*tasks, o, s); !st)
+    return report_error(st.err().message, exit_status::usage);
   if (a.dry_run) {
     auto variants = agent::resolve_task_variants(o, s);
     if (!variants) return report_error(variants.err().message, exit_status::usage);

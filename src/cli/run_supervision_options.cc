@@ -66,9 +66,18 @@ result<supervision::run_supervision> load_supervision(const supervision_args& a,
   return sup;
 }
 
-void apply_supervision(std::shared_ptr<const supervision::run_supervision> sup, const suite* tasks,
-                       agent::sweep_options& o, agent::sweep_services& s) {
-  if (!sup->active()) return;
+status apply_supervision(std::shared_ptr<const supervision::run_supervision> sup, const suite* tasks,
+                         agent::sweep_options& o, agent::sweep_services& s) {
+  if (!sup->active()) return ok();
+  if (sup->guidance) {
+    bool any = false;
+    for (const auto& name : o.tasks)
+      if (const task* t = tasks->find_task(name)) any = any || sup->guidance->applies_to(*t);
+    if (!any)
+      return make_error(fmt::format("--guidance {}: the document names none of this run's tasks, so every trajectory "
+                                    "would run without it",
+                                    sup->guidance->file.string()));
+  }
   o.supervision = sup->plan_record();
   s.prompts = sup->wrap_prompts(s.prompts);
   s.supervise = [sup, tasks](const agent::plan_item& item) {
@@ -76,6 +85,7 @@ void apply_supervision(std::shared_ptr<const supervision::run_supervision> sup, 
     if (!t) return agent::turn_supervision{};
     return sup->for_trajectory(*t, std::filesystem::path(item.file).stem().string());
   };
+  return ok();
 }
 
 }  // namespace ptxbench::cli

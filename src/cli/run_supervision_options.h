@@ -31,7 +31,8 @@ std::vector<std::string> supervision_argv(const supervision_args& a);
 result<supervision::run_supervision> load_supervision(const supervision_args& a, const suite& s);
 
 /// Hands the supervision to the sweep: plan.json's record, the guided prompts, the per-trajectory hook.
-void apply_supervision(std::shared_ptr<const supervision::run_supervision> sup, const suite* tasks,
+/// Fails when a guidance document names none of the run's tasks (every trajectory would be base).
+status apply_supervision(std::shared_ptr<const supervision::run_supervision> sup, const suite* tasks,
                        agent::sweep_options& o, agent::sweep_services& s);
 
 }  // namespace ptxbench::cli

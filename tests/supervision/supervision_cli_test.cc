@@ -219,6 +219,8 @@ TEST_F(SupervisionCli, BadInputIsOneLineAndExitTwo) {
   expect_usage_error(run_arm("x5", {"--guidance", (m_dir / "huge.md").string()}), "over the limit");
   ASSERT_TRUE(write_file_atomic(m_dir / "plain.md", "# Just markdown\n"));
   expect_usage_error(run_arm("x6", {"--guidance", (m_dir / "plain.md").string()}), "expected a front matter first");
+  ASSERT_TRUE(write_file_atomic(m_dir / "mha.md", "---\nformat: ptxbench.guidance/1\nproblems: mha_bwd\n---\nText\n"));
+  expect_usage_error(run_arm("x10", {"--guidance", (m_dir / "mha.md").string()}), "names none of this run's tasks");
   // Retrieval settings without notes, or out of range.
   expect_usage_error(run_arm("x7", {"--retrieval", "notes"}), "--retrieval needs --repair-notes");
   expect_usage_error(run_arm("x8", {"--repair-notes", (m_dir / "notes.jsonl").string(), "--retrieval", "kernel"}),
