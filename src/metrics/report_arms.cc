@@ -100,9 +100,16 @@ std::string arms_section(const std::vector<turn_record>& records, const report_o
   std::map<std::pair<std::string, std::string>, std::size_t> colors;
   for (const auto& g : groups) colors.try_emplace({g.key.model, g.key.arm}, colors.size());
   for (const auto& [arch, def] : cells) {
-    line_chart fast{"Fast_p by arm (" + def + ", " + arch + ")", "speedup threshold p", "fraction of turns", {}};
-    line_chart inst{"Fast^Inst_p by arm (" + def + ", " + arch + ")", "speedup threshold p", "fraction of turns", {}};
-    for (auto* c : {&fast, &inst}) { c->x_min = opt.p_values.empty() ? 0 : opt.p_values.front(); c->y_max = 1; }
+    const std::string where = " by arm (" + def + ", " + arch + ")";
+    line_chart fast{"", "speedup threshold p", "fraction of turns", {}};
+    fast.title_runs = {{"Fast"}, {"p", text_run::shift::sub}, {where}};
+    line_chart inst{"", "speedup threshold p", "fraction of turns", {}};
+    inst.title_runs = {{"Fast"}, {"Inst", text_run::shift::super}, {"p", text_run::shift::sub}, {where}};
+    for (auto* c : {&fast, &inst}) {
+      c->x_min = opt.p_values.empty() ? 0 : opt.p_values.front();
+      c->y_max = 1;
+      c->x_refs = {{1.0, "p = 1"}};
+    }
     for (const auto& g : groups) {
       if (g.key.arch != arch || g.key.definition != def) continue;
       std::string name = g.key.model + " · " + arm_label(g.key.arm);

@@ -16,6 +16,7 @@ struct gpu_options {
   int input_sets = 0;                   ///< rotating input sets; 0 = enough to exceed 2x L2 (min 3)
   std::string rule = "allclose";        ///< "allclose" (|d| <= atol + rtol*|ref|) or "upstream_and"
   bool sanitize = true;                 ///< compute-sanitizer memcheck before correctness
+  bool sandbox = true;                  ///< confine every runner (docs/sandbox.md); false only to diagnose a host
   std::string sanitizer_tools = "memcheck";  ///< comma list; racecheck, synccheck, initcheck on request
   bool dynamic_check = true;            ///< runtime target-instruction count (Nsight Compute)
   double call_timeout_s = 30;           ///< one candidate call (the paper's per-workload limit)

@@ -14,6 +14,7 @@ ordered_json options_json(const gpu_options& o) {
           {"input_sets", o.input_sets},
           {"rule", o.rule},
           {"sanitize", o.sanitize},
+          {"sandbox", o.sandbox},
           {"sanitizer_tools", o.sanitizer_tools},
           {"dynamic_check", o.dynamic_check},
           {"call_timeout_s", o.call_timeout_s},
@@ -30,6 +31,7 @@ gpu_options options_from(const ordered_json& j) {
   o.input_sets = j.value("input_sets", 0);
   o.rule = j.value("rule", "allclose");
   o.sanitize = j.value("sanitize", true);
+  o.sandbox = j.value("sandbox", true);
   o.sanitizer_tools = j.value("sanitizer_tools", "memcheck");
   o.dynamic_check = j.value("dynamic_check", true);
   o.call_timeout_s = j.value("call_timeout_s", 30.0);

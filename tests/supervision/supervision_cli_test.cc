@@ -201,7 +201,8 @@ TEST_F(SupervisionCli, EachArmRecordsItsSupervisionAndMetricsPutsThemSideBySide)
   ASSERT_TRUE(report.succeeded()) << report.err;
   auto html = read_text_file(m_dir / "report.html", 16u << 20);
   EXPECT_NE(html->find("Supervision arms (Table 4 view)"), std::string::npos);
-  EXPECT_NE(html->find("Fast^Inst_p by arm"), std::string::npos);
+  EXPECT_NE(html->find(" by arm (gemm_n7168_k5120, sm_90a)"), std::string::npos);
+  EXPECT_NE(html->find("notes+kernel †"), std::string::npos);
 }
 
 TEST_F(SupervisionCli, BadInputIsOneLineAndExitTwo) {

@@ -186,6 +186,7 @@ runner_launch harness::launch_for(const job_candidate& c, const std::string& mod
   l.mode = mode;
   l.timing = timing;
   l.device = m_device;
+  l.sandbox = m_job.options.sandbox;
   return l;
 }
 
@@ -202,7 +203,7 @@ gpu_stage_result harness::evaluate(const job_candidate& c) {
     runner_client runner;
     auto started = runner.start(launch_for(c, "plain", true));
     if (!started) throw std::runtime_error("starting the candidate runner: " + started.err().message);
-    out.sandbox["plain"] = sandbox_record(*started);
+    out.sandbox["plain"] = sandbox_record(*started, m_job.options.sandbox);
     if (started->outcome != call_outcome::ok) {
       auto f = classify_call_failure(*started, "loading the candidate");
       out.decided = {f.outcome, stage_id::correctness, f.message, runner.output()};
