@@ -23,6 +23,13 @@ struct gpu_options {
   double sanitize_timeout_s = 120;
   double profile_timeout_s = 600;
   uint64_t seed = 0;                    ///< 0 = derive from time; always recorded in the verdict
+  /// How go/done reach the runner: "shared_memory" (a spin-polled shared page; the bound resolves
+  /// tens of microseconds) or "socket" (the JSON round trip, ~1 ms; the fallback, and for comparison).
+  /// docs/trusted-timing.md.
+  std::string timing_channel = "shared_memory";
+  /// A call whose launch audit shows tampering fails ("measurement tampered"). false records the
+  /// findings in the timing details only (diagnosis: shows what the harness's bound alone does).
+  bool tamper_check = true;
   /// --min-coverage: target-correct also needs a required family to have done this share of the
   /// task's work (eval/coverage.h); nullopt = the paper's rule. Applied by the orchestrator.
   std::optional<double> min_coverage;

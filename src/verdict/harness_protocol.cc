@@ -20,7 +20,9 @@ ordered_json options_json(const gpu_options& o) {
           {"call_timeout_s", o.call_timeout_s},
           {"sanitize_timeout_s", o.sanitize_timeout_s},
           {"profile_timeout_s", o.profile_timeout_s},
-          {"seed", o.seed}};
+          {"seed", o.seed},
+          {"timing_channel", o.timing_channel},
+          {"tamper_check", o.tamper_check}};
 }
 
 gpu_options options_from(const ordered_json& j) {
@@ -38,6 +40,8 @@ gpu_options options_from(const ordered_json& j) {
   o.sanitize_timeout_s = j.value("sanitize_timeout_s", 300.0);
   o.profile_timeout_s = j.value("profile_timeout_s", 600.0);
   o.seed = j.value("seed", uint64_t{0});
+  o.timing_channel = j.value("timing_channel", "shared_memory");
+  o.tamper_check = j.value("tamper_check", true);
   return o;
 }
 
