@@ -52,6 +52,16 @@ result<pairs_input> read_pairs(const fs::path& path) {
                                   manifest->is_object() && manifest->contains("format") ? (*manifest)["format"].dump()
                                                                                        : std::string("missing"),
                                   k_pairs_format));
+  // The manifest names every file with its sha256; pairs.jsonl itself is checked here, the files
+  // each line names are checked against the line below.
+  if (manifest->contains("files") && (*manifest)["files"].is_object() && (*manifest)["files"].contains("pairs.jsonl")) {
+    const auto& recorded = (*manifest)["files"]["pairs.jsonl"];
+    auto text = read_file(dir / "pairs.jsonl", k_max_pairs_bytes);
+    if (!text) return text.err();
+    if (!recorded.is_string() || sha256_hex(*text) != recorded.get<std::string>())
+      return make_error(fmt::format("{}: does not match the sha256 manifest.json records for it (the pairs directory "
+                                    "was changed after it was written)", (dir / "pairs.jsonl").string()));
+  }
   auto lines = read_jsonl(dir / "pairs.jsonl", k_max_pairs_bytes);
   if (!lines) return lines.err();
   if (lines->torn_tail) return make_error(fmt::format("{}: the last line is incomplete", (dir / "pairs.jsonl").string()));
@@ -99,6 +109,10 @@ result<pairs_input> read_pairs(const fs::path& path) {
         return make_error(fmt::format("{}.task_prompt_file: not a path inside the pairs directory", pw));
       auto text = read_file(dir / tp, k_max_member_bytes);
       if (!text) return text.err().with_context(pw);
+      // Prompts are stored once per content as prompts/<sha256>.txt: the name is the hash.
+      if (sha256_hex(*text) != tp.stem().string())
+        return make_error(fmt::format("{}: {} does not match the sha256 its name gives (the pairs directory was "
+                                      "changed after it was written)", pw, tp.string()));
       task_prompt = std::move(*text);
     }
     p.wrong_kernel = std::move(*wrong);

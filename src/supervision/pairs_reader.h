@@ -1,9 +1,12 @@
 #pragma once
 // Reads a Fixit pairs directory (`ptxbench fixit pairs`, format ptxbench.fixit-pairs/1, defined in
 // docs/adaptation.md "The pairs directory") into the pairs note collection works on. Written against
-// that documented format (fixit branch commit dfa8e16), not against the Fixit code, so this layer
-// needs nothing from it: manifest.json must say the format; every line of pairs.jsonl names its
-// files relative to the directory, and each file must exist there with the sha256 the line gives.
+// that documented format (fixit branch commit dfa8e16) and checked against what the fixit branch's
+// writer produces (adapt::collect_pairs at fixit 259ee38, mirrored byte for byte in
+// tests/supervision/pairs_reader_test.cc), without linking the Fixit library: manifest.json must say
+// the format, and its "files" map, when present, must give pairs.jsonl's sha256; every line names its
+// files relative to the directory, each present with the sha256 the line gives; prompts are stored
+// as prompts/<sha256 of the content>.txt.
 
 #include <filesystem>
 #include <string>

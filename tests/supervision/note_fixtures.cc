@@ -55,8 +55,10 @@ void write_pairs_dir(const std::filesystem::path& dir, const std::vector<pair_sp
     files[rel] = sha256_hex(text);
     return sha256_hex(text);
   };
-  std::string prompt_rel = "prompts/" + sha256_hex("task prompt") + ".txt";
-  put(prompt_rel, "Write a GEMM kernel.\nTask:\n{...}\n");
+  // Prompts are stored once per content under their sha256, as `ptxbench fixit pairs` does.
+  const std::string prompt = "Write a GEMM kernel.\nTask:\n{...}\n";
+  std::string prompt_rel = "prompts/" + sha256_hex(prompt) + ".txt";
+  put(prompt_rel, prompt);
   for (const auto& p : pairs) {
     std::string base = "files/" + p.id + "/";
     ordered_json line = {
