@@ -29,6 +29,7 @@ struct collect_args {
   std::string pairs, model, models_file, base_url, out;
   int max_attempts = 3, parallel = 4;
   bool retry_rejected = false, quiet = false;
+  uint64_t seed = 0;
 };
 
 std::optional<std::string> env_value(const std::string& name) {
@@ -63,6 +64,7 @@ exit_status run_collect(const collect_args& a, const context& ctx) {
   o.parallel = a.parallel;
   o.teacher = model->name;
   o.retry_rejected = a.retry_rejected;
+  o.seed = a.seed;
   supervision::collect_services s;
   s.teacher = teacher->get();
   s.interrupt = &g_notes_interrupted;
@@ -120,6 +122,9 @@ void add_notes_command(CLI::App& app, context& ctx) {
       ->capture_default_str()->check(CLI::Range(1, 20));
   collect->add_option("--parallel", a->parallel, "pairs in flight")->capture_default_str()->check(CLI::Range(1, 256));
   collect->add_flag("--retry-rejected", a->retry_rejected, "ask again for pairs an earlier run rejected");
+  collect->add_option("--seed", a->seed, "base of each pair's teacher seed (sent where the model config has send_seed; "
+                                         "recorded in every note)")
+      ->capture_default_str();
   collect->add_flag("-q,--quiet", a->quiet, "no progress output");
   collect->callback([&ctx, a]() { ctx.exit = run_collect(*a, ctx); });
 

@@ -11,6 +11,11 @@
 
 namespace ptxbench::supervision {
 
+/// Names the term extraction below. Recorded with every retrieval corpus (note_retriever::corpus_record),
+/// so that a change to what counts as a term, which changes every score, shows in the records: bump
+/// it whenever source_terms or text_terms would split any text differently.
+inline constexpr const char* k_terms_version = "identifiers+string-words/1";
+
 /// Identifiers of a C/C++/CUDA source (comments dropped, via the source gate's scanner), then the
 /// identifier-like words of its string literals. The tails of numeric literals ("f" of 1.5f, "x1f"
 /// of 0x1f) and escape letters ("n" of \n) are not terms.

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/sha256.h"
 #include "suite/trace.h"
 #include "supervision/jsonl_store.h"
 #include "supervision/note_schema.h"
@@ -62,7 +63,9 @@ result<done_keys> read_done(const fs::path& out, const fs::path& rejected) {
       std::string where = fmt::format("{}:{}", out.string(), r.line);
       auto n = note_from_json(r.value, where);
       if (!n) return n.err().with_context("--out holds something other than notes");
-      d.notes[n->pair.key] = {{"wrong", n->pair.wrong_sha256}, {"fixed", n->pair.fixed_sha256}};
+      d.notes[n->pair.key] = {{"wrong", n->pair.wrong_sha256}, {"fixed", n->pair.fixed_sha256},
+                              {"seed", n->teacher.is_object() && n->teacher.contains("seed") ? n->teacher["seed"]
+                                                                                               : ordered_json(nullptr)}};
     }
   }
   if (fs::exists(rejected, ec) && fs::file_size(rejected, ec) > 0) {
@@ -84,6 +87,11 @@ std::string excerpt(const std::string& s) {
 }
 
 }  // namespace
+
+uint64_t teacher_seed(uint64_t base, const std::string& key) {
+  std::string hex = sha256_builder().update(std::to_string(base)).update("\n").update(key).hex_digest();
+  return std::stoull(hex.substr(0, 13), nullptr, 16);  // 52 bits: exact for JSON readers that use doubles
+}
 
 fs::path rejections_path(const fs::path& notes) {
   fs::path p = notes;
@@ -135,6 +143,12 @@ result<collect_outcome> collect_notes(const std::vector<repair_pair>& pairs, con
         return make_error(fmt::format("{}: the note for pair '{}' was written for other kernels (the pairs changed); "
                                       "collect into a new --out",
                                       o.out.string(), p.key));
+      // A note written under another --seed: finishing the file with this one would mix two settings.
+      const auto& seed = (*it).second["seed"];
+      if (!seed.is_null() && seed != teacher_seed(o.seed, p.key))
+        return make_error(fmt::format("{}: the note for pair '{}' was written with another --seed (teacher.seed {}); "
+                                      "resume with the same --seed or collect into a new --out",
+                                      o.out.string(), p.key, seed.dump()));
       ++out.already_done;
       continue;
     }
@@ -179,8 +193,9 @@ result<collect_outcome> collect_notes(const std::vector<repair_pair>& pairs, con
       auto messages = teacher_messages(p, i < task_prompts.size() ? task_prompts[i] : std::string());
       ordered_json attempts = ordered_json::array();
       bool written = false;
+      const uint64_t seed = teacher_seed(o.seed, p.key);
       for (int attempt = 0; attempt < o.max_attempts; ++attempt) {
-        agent::call_result r = s.teacher->complete({messages, attempt, std::nullopt});
+        agent::call_result r = s.teacher->complete({messages, attempt, seed + static_cast<uint64_t>(attempt)});
         {
           std::lock_guard lock(m);
           ++out.teacher_calls;
@@ -201,7 +216,7 @@ result<collect_outcome> collect_notes(const std::vector<repair_pair>& pairs, con
         else problems = repair_note_schema().problems(*obj);
         if (problems.empty()) {
           ordered_json teacher = {{"model", o.teacher}, {"attempts", attempt + 1}, {"prompt_version", k_note_prompt_version},
-                                  {"timestamp", utc_timestamp()}};
+                                  {"seed", seed}, {"timestamp", utc_timestamp()}};
           auto note = make_note(p, *obj, teacher);
           if (!note) { problems.push_back(note.err().message); }
           else {
@@ -225,7 +240,7 @@ result<collect_outcome> collect_notes(const std::vector<repair_pair>& pairs, con
         log(fmt::format("note written for {}", p.key));
         continue;
       }
-      ordered_json rec = {{"format", k_rejection_format}, {"key", p.key}, {"teacher", o.teacher},
+      ordered_json rec = {{"format", k_rejection_format}, {"key", p.key}, {"teacher", o.teacher}, {"seed", seed},
                           {"wrong_kernel_sha256", p.wrong_sha256}, {"fixed_kernel_sha256", p.fixed_sha256},
                           {"attempts", attempts}, {"timestamp", utc_timestamp()}};
       if (auto st = (*rejections)->append(rec); !st) return halt(exit_status::infra, st.err().message);

@@ -7,6 +7,7 @@
 // in flight and the same command resumes without repeating a finished pair.
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -28,6 +29,7 @@ struct collect_options {
   int parallel = 4;            ///< pairs in flight
   std::string teacher;         ///< the teacher model's name, recorded in every note
   bool retry_rejected = false; ///< ask again for pairs a previous run rejected
+  uint64_t seed = 0;           ///< base of every pair's teacher seed (teacher_seed), recorded per note
 };
 
 struct collect_services {
@@ -46,6 +48,11 @@ struct collect_outcome {
   int rejected = 0;
   int teacher_calls = 0;
 };
+
+/// The seed of a pair's teacher calls: 52 bits of sha256(base, key), so it depends on the pair and
+/// not on the order pairs are collected in (attempt k sends seed + k). Sent where the teacher's model
+/// config enables seeds (`send_seed`), recorded as the note's teacher.seed either way.
+uint64_t teacher_seed(uint64_t base, const std::string& key);
 
 /// Path of the rejections file for a notes file ("NOTES.rejected.jsonl").
 std::filesystem::path rejections_path(const std::filesystem::path& notes);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/sha256.h"
 #include "supervision/code_terms.h"
 
 namespace ptxbench::supervision {
@@ -78,7 +79,23 @@ note_corpus::note_corpus(note_set notes) : m_notes(std::move(notes)) {
     auto [it, added] = by_sha.try_emplace(p.wrong_sha256, m_groups.size());
     if (added) m_groups.push_back({p.wrong_sha256, {}, source_terms(p.wrong_kernel)});
     m_groups[it->second].notes.push_back(i);
+    m_note_hashes.push_back(sha256_hex(to_json(m_notes.notes[i]).dump()));
   }
+}
+
+ordered_json note_retriever::corpus_record() const {
+  // One text hashed whole (sha256_builder length-prefixes its parts), so the value can be recomputed
+  // from docs/supervision.md's description with any sha256 tool.
+  std::string text = std::string("ptxbench.retrieval-corpus/1\nterms ") + k_terms_version + "\n";
+  std::size_t notes = 0;
+  for (std::size_t i = 0; i < m_groups.size(); ++i) {
+    text += "group " + m_corpus->groups()[m_groups[i]].wrong_sha256 + "\n";
+    for (std::size_t n : m_group_notes[i]) {
+      text += "note " + m_corpus->notes().notes[n].pair.key + " " + m_corpus->note_hashes()[n] + "\n";
+      ++notes;
+    }
+  }
+  return {{"sha256", sha256_hex(text)}, {"groups", m_groups.size()}, {"notes", notes}, {"terms", k_terms_version}};
 }
 
 note_retriever::note_retriever(std::shared_ptr<const note_corpus> corpus, const std::vector<bool>& allowed,

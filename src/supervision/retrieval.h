@@ -48,10 +48,13 @@ class note_corpus {
 
   [[nodiscard]] const note_set& notes() const { return m_notes; }
   [[nodiscard]] const std::vector<group>& groups() const { return m_groups; }
+  /// sha256 of each note's notes-file record (to_json(note).dump()), parallel to notes().notes.
+  [[nodiscard]] const std::vector<std::string>& note_hashes() const { return m_note_hashes; }
 
  private:
   note_set m_notes;
   std::vector<group> m_groups;  ///< in order of first appearance
+  std::vector<std::string> m_note_hashes;
 };
 
 struct retrieved_group {
@@ -82,6 +85,12 @@ class note_retriever {
   [[nodiscard]] retrieval_result retrieve(std::string_view failing_kernel, std::string_view error_text) const;
   [[nodiscard]] const note_corpus& corpus() const { return *m_corpus; }
   [[nodiscard]] const retrieval_options& options() const { return m_options; }
+  /// The corpus this retriever ranks, after exclusions: {"sha256", "groups", "notes", "terms"}.
+  /// sha256 covers, in order, the term extraction's version, every allowed group's wrong-kernel
+  /// sha256 and every allowed note's key and record hash (docs/supervision.md, "Reproducibility"):
+  /// two trajectories with the same corpus sha256, parameters and query retrieve the same notes
+  /// with the same scores.
+  [[nodiscard]] ordered_json corpus_record() const;
 
  private:
   std::shared_ptr<const note_corpus> m_corpus;

@@ -71,13 +71,14 @@ agent::turn_supervision run_supervision::for_trajectory(const task& t, const std
     same.push_back(all[i].pair.key);
     if (!allow_same_trajectory_notes) allowed[i] = false;
   }
+  auto retriever = std::make_shared<note_retriever>(notes, allowed, retrieval);
   ordered_json n = {{"sha256", notes->notes().sha256},
                     {"same_trajectory_notes", allow_same_trajectory_notes ? "allowed" : "excluded"},
-                    {allow_same_trajectory_notes ? "same_trajectory_keys" : "excluded_keys", same}};
+                    {allow_same_trajectory_notes ? "same_trajectory_keys" : "excluded_keys", same},
+                    {"corpus", retriever->corpus_record()}};
   n.update(retrieval_settings(retrieval));
   record["notes"] = n;
   turn["notes_sha256"] = notes->notes().sha256;
-  auto retriever = std::make_shared<note_retriever>(notes, allowed, retrieval);
   retrieval_mode mode = retrieval.mode;
   s.on_failed_turn = [retriever, mode](const agent::failed_turn& f) -> std::optional<agent::feedback_supplement> {
     retrieval_result r = retriever->retrieve(*f.kernel, *f.feedback_text);

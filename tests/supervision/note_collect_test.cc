@@ -179,6 +179,39 @@ TEST_F(SupervisionCollect, ValidatesRetriesRejectsAndResumes) {
   EXPECT_NE(foreign.err().message.find("--out holds something other than notes"), std::string::npos);
 }
 
+TEST_F(SupervisionCollect, TeacherSeedsDependOnThePairAndAreRecorded) {
+  // A seed per pair, independent of collection order and of the other pairs; attempt k sends seed + k.
+  EXPECT_EQ(teacher_seed(0, "fix1"), teacher_seed(0, "fix1"));
+  EXPECT_NE(teacher_seed(0, "fix1"), teacher_seed(0, "ok0"));
+  EXPECT_NE(teacher_seed(0, "fix1"), teacher_seed(1, "fix1"));
+  EXPECT_LT(teacher_seed(7, "fix1"), uint64_t{1} << 52);
+  std::vector<repair_pair> pairs = {make_pair("ok0"), make_pair("fix1"), make_pair("bad2")};
+  scripted_teacher teacher;
+  collect_services s{&teacher, nullptr, nullptr};
+  auto o = options();
+  o.seed = 7;
+  auto out = collect_notes(pairs, {}, o, s);
+  ASSERT_TRUE(out) << out.err().message;
+  ASSERT_EQ(teacher.requests.size(), 1u + 2u + 3u);
+  for (const auto& r : teacher.requests) {
+    ASSERT_TRUE(r.seed.has_value());
+    EXPECT_EQ(*r.seed, teacher_seed(7, key_of(r)) + static_cast<uint64_t>(r.turn)) << key_of(r) << " attempt " << r.turn;
+  }
+  auto set = read_note_set(m_dir / "notes.jsonl");
+  ASSERT_TRUE(set) << set.err().message;
+  for (const auto& n : set->notes) EXPECT_EQ(n.teacher["seed"], teacher_seed(7, n.pair.key)) << n.pair.key;
+  auto rejected = read_jsonl(rejections_path(m_dir / "notes.jsonl"), 1 << 20);
+  ASSERT_TRUE(rejected);
+  EXPECT_EQ(rejected->records.at(0).value["seed"], teacher_seed(7, "bad2"));
+  // Finishing the file under another --seed would mix two settings: refused, naming the pair.
+  o.seed = 8;
+  auto refused = collect_notes(pairs, {}, o, s);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.err().message.find("was written with another --seed"), std::string::npos) << refused.err().message;
+  o.seed = 7;
+  EXPECT_TRUE(collect_notes(pairs, {}, o, s));
+}
+
 TEST_F(SupervisionCollect, AnApiFailureStopsTheRunResumably) {
   std::vector<repair_pair> pairs = {make_pair("ok0"), make_pair("api1"), make_pair("ok2")};
   scripted_teacher teacher;

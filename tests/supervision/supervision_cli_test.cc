@@ -2,6 +2,8 @@
 // twice, then pass) and the fake evaluator run each arm; the trajectories record the guidance hash or
 // the retrieved notes per turn; `ptxbench metrics` puts the arms side by side; bad inputs exit 2 with
 // one line; `notes collect` turns a pairs directory into a notes file with a replay teacher.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "core/file_io.h"
@@ -203,6 +205,50 @@ TEST_F(SupervisionCli, EachArmRecordsItsSupervisionAndMetricsPutsThemSideBySide)
   EXPECT_NE(html->find("Supervision arms (Table 4 view)"), std::string::npos);
   EXPECT_NE(html->find(" by arm (gemm_n7168_k5120, sm_90a)"), std::string::npos);
   EXPECT_NE(html->find("notes+kernel †"), std::string::npos);
+}
+
+TEST_F(SupervisionCli, ArmsAreReproducibleFromWhatTheTrajectoryRecords) {
+  // Two runs of the notes arm with the same --seed retrieve the same notes with the same scores, and
+  // the records say why: the seed, the note set, the corpus after exclusions and the parameters.
+  for (const char* run : {"notes_a", "notes_b"}) {
+    auto r = run_arm(run, {"--repair-notes", (m_dir / "notes.jsonl").string(), "--retrieval", "notes", "--seed", "42"});
+    ASSERT_TRUE(r.succeeded()) << r.err;
+  }
+  auto g = run_arm("guided", {"--guidance", (m_dir / "guidance.md").string(), "--seed", "42"});
+  ASSERT_TRUE(g.succeeded()) << g.err;
+  // The corpus sha256 as docs/supervision.md defines it, computed here from the notes.
+  auto corpus_sha = [&](const std::vector<std::string>& keys) {
+    std::string text = "ptxbench.retrieval-corpus/1\nterms identifiers+string-words/1\n";
+    std::string last_group;
+    for (const auto& n : m_notes) {
+      if (std::find(keys.begin(), keys.end(), n.pair.key) == keys.end()) continue;
+      if (n.pair.wrong_sha256 != last_group) text += "group " + n.pair.wrong_sha256 + "\n";
+      last_group = n.pair.wrong_sha256;
+      text += "note " + n.pair.key + " " + sha256_hex(to_json(n).dump()) + "\n";
+    }
+    return sha256_hex(text);
+  };
+  for (const std::string& stem : {k_running_t0, std::string("gemm_n7168_k5120__h200__base__t1")}) {
+    auto a = trajectory("notes_a", stem), b = trajectory("notes_b", stem), c = trajectory("guided", stem);
+    // The trajectory's seed is the same in every arm run with the same --seed (so are the task and variant).
+    EXPECT_EQ(a["info"]["ptxbench"]["seed"], b["info"]["ptxbench"]["seed"]);
+    EXPECT_EQ(a["info"]["ptxbench"]["seed"], c["info"]["ptxbench"]["seed"]);
+    const auto& sa = a["info"]["ptxbench"]["supervision"];
+    EXPECT_EQ(sa, b["info"]["ptxbench"]["supervision"]) << stem;
+    EXPECT_EQ(sa["notes"]["sha256"], sha256_hex(*read_file(m_dir / "notes.jsonl", 1 << 20)));
+    const auto& corpus = sa["notes"]["corpus"];
+    EXPECT_EQ(corpus["terms"], "identifiers+string-words/1");
+    if (stem == k_running_t0) {  // "leak" came from this trajectory: not in its corpus
+      EXPECT_EQ(corpus["notes"], 2);
+      EXPECT_EQ(corpus["groups"], 2);
+      EXPECT_EQ(corpus["sha256"], corpus_sha({"near", "far"}));
+    } else {
+      EXPECT_EQ(corpus["notes"], 3);
+      EXPECT_EQ(corpus["sha256"], corpus_sha({"leak", "near", "far"}));
+    }
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(sup(a, k), sup(b, k)) << stem << " turn " << k;
+    EXPECT_EQ(feedback(a, 0)["content"], feedback(b, 0)["content"]);
+  }
 }
 
 TEST_F(SupervisionCli, BadInputIsOneLineAndExitTwo) {
