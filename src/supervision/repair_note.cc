@@ -115,6 +115,12 @@ result<repair_note> note_from_json(const ordered_json& j, const std::string& whe
 }
 
 result<note_set> read_note_set(const std::filesystem::path& file) {
+  std::error_code ec;
+  // The usual mix-up: the Fixit pairs directory the notes are collected from, given in their place.
+  if (std::filesystem::is_directory(file, ec) && std::filesystem::exists(file / "pairs.jsonl", ec))
+    return make_error(fmt::format("{}: a Fixit pairs directory, not a notes file; turn it into notes with `ptxbench "
+                                  "notes collect {} --model TEACHER --out NOTES.jsonl`",
+                                  file.string(), file.string()));
   auto contents = read_jsonl(file, k_max_notes_file_bytes);
   if (!contents) return contents.err();
   if (contents->torn_tail) {

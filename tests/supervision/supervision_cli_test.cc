@@ -275,6 +275,10 @@ TEST_F(SupervisionCli, BadInputIsOneLineAndExitTwo) {
   expect_usage_error(run_arm("x9", {"--repair-notes", (m_dir / "notes.jsonl").string(), "--retrieval-b", "2"}),
                      "BM25 b must be in [0, 1]");
   for (const char* run : {"x1", "x4", "x7", "x9"}) EXPECT_FALSE(fs::exists(m_dir / run / "plan.json")) << run;
+  // A Fixit pairs directory where the notes belong.
+  ptxbench::testing::write_pairs_dir(m_dir / "pairs_dir", {{"p0"}});
+  expect_usage_error(run_arm("x11", {"--repair-notes", (m_dir / "pairs_dir").string()}),
+                     "a Fixit pairs directory, not a notes file; turn it into notes with `ptxbench notes collect");
   // notes: check and collect on the wrong things.
   expect_usage_error(ptx({"notes", "check", (m_dir / "pairs.jsonl").string()}), "not a repair note");
   expect_usage_error(ptx({"notes", "collect", m_dir.string(), "--model", "replay:" + (m_dir / "replay.json").string(),
