@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/option_checks.h"
 #include "cli/print_verdict.h"
 #include "core/file_io.h"
 #include "eval/pipeline.h"
@@ -53,12 +54,14 @@ int severity(exit_status s) {
 }  // namespace
 
 void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
-  cmd.add_option("kernels", opts.files, "candidate kernel .cu files or Solution .json files")->required();
+  cmd.add_option("kernels", opts.files, "candidate kernel .cu files or Solution .json files")
+      ->required()
+      ->default_str("");
   cmd.add_option("--task", opts.task, "task name (see `ptxbench tasks`); optional for a Solution JSON");
   cmd.add_option("--target", opts.target, "target GPU: h100, h200 or b200")->capture_default_str();
   cmd.add_flag("--json", opts.json, "print the verdict as JSON (an array for several candidates)");
   cmd.add_option("--out", opts.out, "also write the JSON verdict(s) to this file");
-  cmd.add_option("--compile-timeout", opts.compile_timeout_s, "seconds before nvcc is stopped")->capture_default_str();
+  cmd.add_option("--compile-timeout", opts.compile_timeout_s, "seconds before nvcc is stopped")->check(timeout_seconds());
 }
 
 exit_status run_candidates(const context& ctx, const candidate_options& opts, bool run_on_gpu) {

@@ -120,8 +120,8 @@ void add_prompt_command(CLI::App& app, context& ctx) {
   auto* cmd = app.add_subcommand("prompt", "render the exact system and user messages a model receives for a task");
   auto o = std::make_shared<prompt_options>();
   cmd->add_option("task", o->task, "task name (`ptxbench tasks` lists them)")->required();
-  cmd->add_option("--variant", o->variant, "prompt variant: a name or an index from --list (default: base)");
-  cmd->add_option("--target", o->target, "target GPU from suite/targets.json (default: h200)");
+  cmd->add_option("--variant", o->variant, "prompt variant: a name or an index from --list; builtin-minimal = the pack-free built-in prompt");
+  cmd->add_option("--target", o->target, "target GPU from suite/targets.json");
   cmd->add_flag("--list", o->list, "list the variants and ablation arms for the task's family and target");
   cmd->add_flag("--all", o->all, "render every variant and ablation arm (sizes only, unless --out or --json)");
   cmd->add_flag("--sizes", o->sizes_only, "print only the size table");

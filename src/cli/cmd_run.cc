@@ -14,6 +14,7 @@
 #include "agent/provider_factory.h"
 #include "agent/sweep.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "eval/pipeline.h"
 #include "prompts/prompt_renderer.h"
 #include "prompts/variant_manifest.h"
@@ -243,32 +244,39 @@ void add_run_command(CLI::App& app, context& ctx) {
   auto* cmd = app.add_subcommand("run", "run the multi-turn agent over tasks × prompt variants × trajectories");
   cmd->add_option("--model", args->model, "model name from the models file, replay:FILE, openai:ID, anthropic:ID or gemini:ID")
       ->required();
-  cmd->add_option("--tasks", args->tasks, "tasks, comma-separated, or 'all' (every ready task of the target)")->required();
+  cmd->add_option("--tasks", args->tasks, "tasks, comma-separated, or 'all' (every ready task of the target)")
+      ->required()
+      ->default_str("");
   cmd->add_option("--out", args->out, "run directory (plan.json, trajectories/, summary.json); re-run to resume")
       ->required();
-  cmd->add_option("--target", args->target, "target GPU (suite/targets.json)")->capture_default_str();
+  cmd->add_option("--target", args->target, "target GPU (suite/targets.json)");
   cmd->add_option("--variants", args->variants,
                   "prompt variants by name or index in each task's family (packs/variants.json), comma-separated; "
-                  "builtin-minimal = the pack-free built-in prompt")
-      ->capture_default_str();
-  cmd->add_option("--trajectories", args->trajectories, "trajectories per task and variant")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--turns", args->turns, "turns per trajectory")->capture_default_str()->check(CLI::PositiveNumber);
+                  "builtin-minimal = the pack-free built-in prompt");
+  cmd->add_option("--trajectories", args->trajectories, "trajectories per task and variant")->check(whole_number(1, 10000));
+  cmd->add_option("--turns", args->turns, "turns per trajectory")->check(whole_number(1, 1000));
   cmd->add_option("--target-speedup", args->target_speedup, "stop a trajectory when a target-correct kernel reaches this speedup")
-      ->capture_default_str();
-  cmd->add_option("--history", args->history, "what the model sees: full, latest-pair or budget")->capture_default_str();
-  cmd->add_option("--context-budget", args->context_budget, "prompt token budget (budget policy; default: the model's context window less its output)");
-  cmd->add_option("--parallel", args->parallel, "trajectories at once (model calls run concurrently)")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--gpus", args->gpus, "evaluation slots (GPUs); evaluations queue for a free one")->capture_default_str()->check(CLI::PositiveNumber);
+      ->check(positive_number(1e6));
+  cmd->add_option("--history", args->history, "what the model sees: full, latest-pair or budget");
+  cmd->add_option("--context-budget", args->context_budget, "prompt token budget (budget policy; default: the model's context window less its output)")
+      ->check(whole_number(1, 1'000'000'000))
+      ->default_str("");
+  cmd->add_option("--parallel", args->parallel, "trajectories at once (model calls run concurrently)")
+      ->check(whole_number(1, 1024));
+  cmd->add_option("--gpus", args->gpus, "evaluation slots (GPUs); evaluations queue for a free one")
+      ->check(whole_number(1, 256));
   cmd->add_flag("--cpu-only", args->cpu_only, "evaluate only the CPU stages (gates, build, static SASS); the feedback says so");
-  cmd->add_option("--eval-retries", args->eval_retries, "extra attempts after an infrastructure failure")->capture_default_str();
+  cmd->add_option("--eval-retries", args->eval_retries, "extra attempts after an infrastructure failure")->check(whole_number(0, 100));
   cmd->add_option("--models-file", args->models_file, "models file (default: <root>/configs/models.json)");
   cmd->add_option("--base-url", args->base_url, "override the model's API base URL (vLLM, SGLang, llama.cpp servers)");
-  cmd->add_option("--seed", args->seed, "base seed; each trajectory's seed derives from it")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "base seed; each trajectory's seed derives from it")->check(seed_value());
   cmd->add_flag("--dry-run", args->dry_run, "print the plan and exit");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
   // Test-only switches (docs/agent.md, "Testing"): a fake evaluator that makes verdicts up from markers.
   cmd->add_option("--evaluator", args->evaluator, "pipeline, or fake (tests only)")->group("");
-  cmd->add_option("--fake-eval-delay-ms", args->fake_delay_ms, "fake evaluator: milliseconds per evaluation")->group("");
+  cmd->add_option("--fake-eval-delay-ms", args->fake_delay_ms, "fake evaluator: milliseconds per evaluation")
+      ->check(whole_number(0, 3'600'000))
+      ->group("");
   cmd->callback([&ctx, args]() { ctx.exit = run_command(*args, ctx, canonical_argv(*args)); });
 }
 

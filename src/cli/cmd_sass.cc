@@ -137,9 +137,10 @@ void add_sass_command(CLI::App& app, context& ctx) {
   auto o = std::make_shared<sass_options>();
   cmd->add_option("file", o->file, "a .so, .cubin or executable (run through cuobjdump -sass), or a saved "
                                    "cuobjdump/nvdisasm listing")->required();
-  cmd->add_option("--target", o->target, "target whose required families and arch apply (default h200)");
+  cmd->add_option("--target", o->target, "target whose required families and arch apply");
   cmd->add_option("--families", o->families, "required families instead of the target's, e.g. GMMA,TMA")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->default_str("");
   cmd->add_option("--ncu", o->ncu, "Nsight Compute CSV (per-opcode details or source page) of a run");
   cmd->add_flag("--json", o->json, "machine-readable output");
   cmd->callback([&ctx, o]() { ctx.exit = run_sass(ctx, *o); });
