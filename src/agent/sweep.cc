@@ -17,6 +17,7 @@
 #include "agent/summary.h"
 #include "agent/turn_loop.h"
 #include "core/file_io.h"
+#include "core/record_name.h"
 #include "core/sha256.h"
 #include "suite/trace.h"
 
@@ -143,6 +144,9 @@ status check_plan_compatible(const ordered_json& existing, const ordered_json& w
 }
 
 result<task_variants> resolve_task_variants(const sweep_options& o, const sweep_services& s) {
+  // Names recorded in every trajectory follow the rule the metrics read them by (core/record_name.h).
+  if (s.model)
+    if (auto st = check_record_name(s.model->name, "--model"); !st) return st.err();
   const target_info* target = s.tasks->find_target(o.target);
   if (!target) {
     std::vector<std::string> names;
@@ -168,6 +172,7 @@ result<task_variants> resolve_task_variants(const sweep_options& o, const sweep_
         if (!r) return r.err().with_context(fmt::format("task {}", name));
         v = *r;
       }
+      if (auto st = check_record_name(v, "--variants"); !st) return st.err();
       if (auto p = s.prompts(*t, *target, v); !p) return p.err().with_context(fmt::format("task {}", name));
       if (std::find(resolved.begin(), resolved.end(), v) == resolved.end()) resolved.push_back(v);
     }

@@ -14,7 +14,10 @@
 #include "agent/provider_factory.h"
 #include "agent/sweep.h"
 #include "cli/commands.h"
+#include "cli/gpu_presence.h"
 #include "cli/option_checks.h"
+#include "cli/output_paths.h"
+#include "cli/prompt_source.h"
 #include "eval/pipeline.h"
 #include "prompts/prompt_renderer.h"
 #include "prompts/variant_manifest.h"
@@ -76,8 +79,8 @@ result<agent::evaluator_factory> evaluator_factory_for(const run_args& a, const 
   return make_error(fmt::format("--evaluator {}: expected 'pipeline' (or 'fake', for tests)", a.evaluator));
 }
 
-// Prompts from the knowledge packs (packs/variants.json through the prompt renderer); the variant
-// "builtin-minimal" is the pack-free built-in prompt, a control arm.
+// Prompts as `ptxbench prompt` renders them (cli/prompt_source.h): knowledge-pack variants, and
+// "builtin-minimal", the pack-free built-in prompt, a control arm.
 result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(const context& ctx, const suite* tasks) {
   auto manifest = prompts::load_variant_manifest(ctx.packs_dir());
   if (!manifest) return manifest.err();
@@ -85,19 +88,13 @@ result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(c
   std::filesystem::path packs_dir = ctx.packs_dir();
   agent::prompt_builder build = [tasks, packs_dir](const task& t, const target_info& target,
                                                    const std::string& variant) -> result<agent::prompt_pair> {
-    if (variant == agent::k_builtin_variant) return agent::builtin_prompt(t, target, variant);
-    auto r = prompts::render_prompt(*tasks, t, variant, target, packs_dir);
+    auto r = render_task_prompt(*tasks, t, variant, target, packs_dir);
     if (!r) return r.err();
     return agent::prompt_pair{r->system, r->user};
   };
   agent::variant_resolver resolve = [shared](const task& t, const target_info& target,
                                              const std::string& spec) -> result<std::string> {
-    if (spec == agent::k_builtin_variant) return spec;
-    const auto* pack = shared->find_pack(target.pack);
-    if (!pack) return make_error(fmt::format("packs/variants.json has no pack '{}' for target {}", target.pack, target.name));
-    auto v = prompts::find_variant(*pack, t.problem, spec);
-    if (!v) return v.err();
-    return v->name;
+    return resolve_variant_name(*shared, t, target, spec);
   };
   return std::make_pair(build, resolve);
 }
@@ -124,6 +121,7 @@ std::vector<std::string> canonical_argv(const run_args& a) {
 }
 
 exit_status run_command(const run_args& a, const context& ctx, const std::vector<std::string>& argv) {
+  if (auto st = check_output_dir(a.out, "--out"); !st) return report_error(st.err().message, exit_status::usage);
   auto tasks = load_suite(ctx.suite_dir());
   if (!tasks) return report_error(tasks.err().message, exit_status::usage);
   agent::model_catalog catalog;
@@ -172,18 +170,6 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   }
   if (o.tasks.empty()) return report_error("--tasks: no task selected", exit_status::usage);
   if (o.variants.empty()) return report_error("--variants: no variant selected", exit_status::usage);
-  if (model->api == agent::api_kind::replay) {
-    int replies = agent::replay_reply_count(model->replay_file);
-    if (replies == 0) {
-      auto check = agent::make_replay_provider(model->replay_file);
-      return report_error(check ? "replay file has no replies" : check.err().message, exit_status::usage);
-    }
-    if (replies < o.turns) {
-      std::fprintf(stderr, "ptxbench: replay: %s holds %d replies; running %d turns per trajectory\n",
-                   model->replay_file.c_str(), replies, replies);
-      o.turns = replies;
-    }
-  }
   agent::sweep_services s;
   s.tasks = &*tasks;
   s.model = &*model;
@@ -191,9 +177,19 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   if (!packs) return report_error(packs.err().message, exit_status::usage);
   s.prompts = packs->first;
   s.resolve_variant = packs->second;
+  // Every name is checked (tasks, target, variants, the model's label) before anything else is said.
+  auto variants = agent::resolve_task_variants(o, s);
+  if (!variants) return report_error(variants.err().message, exit_status::usage);
+  std::optional<int> replay_clamp;
+  if (model->api == agent::api_kind::replay) {
+    int replies = agent::replay_reply_count(model->replay_file);
+    if (replies == 0) {
+      auto check = agent::make_replay_provider(model->replay_file);
+      return report_error(check ? "replay file has no replies" : check.err().message, exit_status::usage);
+    }
+    if (replies < o.turns) replay_clamp = o.turns = replies;
+  }
   if (a.dry_run) {
-    auto variants = agent::resolve_task_variants(o, s);
-    if (!variants) return report_error(variants.err().message, exit_status::usage);
     auto plan = agent::expand_plan(o, *variants);
     for (const auto& item : plan)
       fmt::print("{:>4}  {}  (seed {})\n", item.index, (o.out_dir / item.file).string(), item.seed);
@@ -203,12 +199,15 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   }
   // Fail now rather than with an infrastructure error on every trajectory's first evaluation.
   const target_info* target = tasks->find_target(o.target);
-  if (a.evaluator == "pipeline" && o.run_on_gpu && target && target->verification == "runtime" &&
-      !std::filesystem::exists("/dev/nvidia0"))
-    return report_error(fmt::format("no NVIDIA GPU here (/dev/nvidia0 is missing) to evaluate {} kernels on; pass "
-                                    "--cpu-only to evaluate only the CPU stages (gates, build, static SASS)",
-                                    o.target),
-                        exit_status::usage);
+  if (a.evaluator == "pipeline" && o.run_on_gpu && target && target->verification == "runtime")
+    if (auto why = missing_gpu())
+      return report_error(fmt::format("{} to evaluate {} kernels on; pass --cpu-only to evaluate only the CPU "
+                                      "stages (gates, build, static SASS)",
+                                      *why, o.target),
+                          exit_status::usage);
+  if (replay_clamp && !a.quiet)
+    std::fprintf(stderr, "ptxbench: replay: %s holds %d replies; running %d turns per trajectory\n",
+                 model->replay_file.c_str(), *replay_clamp, *replay_clamp);
   auto factory = evaluator_factory_for(a, ctx);
   if (!factory) return report_error(factory.err().message, exit_status::usage);
 
