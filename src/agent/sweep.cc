@@ -204,6 +204,14 @@ result<sweep_outcome> run_sweep(const sweep_options& o, sweep_services& s) {
   }
   if (auto w = write_file_atomic(plan_path, dump_pretty(wanted) + "\n"); !w) return w.err();
   std::filesystem::create_directories(o.out_dir / "trajectories", ec);
+  // A kill between an atomic write's temporary file and its rename leaves "<file>.tmp.<hex>"
+  // behind; with the run lock held nobody else is writing, so these are litter.
+  for (auto it = std::filesystem::directory_iterator(o.out_dir / "trajectories", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    if (it->path().filename().string().find(".json.tmp.") != std::string::npos) {
+      std::error_code rm;
+      std::filesystem::remove(it->path(), rm);
+    }
 
   auto slots = eval_slots::create(o.gpus, s.make_evaluator);
   if (!slots) return slots.err();

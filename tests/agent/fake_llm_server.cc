@@ -43,6 +43,7 @@ fake_llm_server::fake_llm_server() : m_server(std::make_unique<httplib::Server>(
                       "application/json");
       return;
     }
+    if (int ms = m_delay_ms.load(); ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     std::size_t prompt_chars = req.body.size();
     nlohmann::json message = {{"role", "assistant"}, {"content", reply.first}};
     if (!reply.second.empty()) message["reasoning_content"] = reply.second;

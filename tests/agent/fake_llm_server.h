@@ -49,6 +49,9 @@ class fake_llm_server {
   /// Serves the fault to every request from now on.
   void always(scripted_fault fault);
 
+  /// Every reply waits this long before it is sent (a model that is slow to answer).
+  void set_reply_delay_ms(int ms) { m_delay_ms = ms; }
+
   [[nodiscard]] int requests() const { return m_requests.load(); }
   /// Bodies of every request received, parsed.
   [[nodiscard]] std::vector<nlohmann::json> request_bodies() const;
@@ -67,6 +70,7 @@ class fake_llm_server {
   std::vector<nlohmann::json> m_bodies;
   std::string m_last_auth;
   std::atomic<int> m_requests{0};
+  std::atomic<int> m_delay_ms{0};
 };
 
 }  // namespace ptxbench::testing
