@@ -265,7 +265,8 @@ result<sweep_outcome> run_sweep(const sweep_options& o, sweep_services& s) {
       // Stop before the next model call on Ctrl-C or when another trajectory hit a failure.
       loop_services svc{s.llm, slots->get(), s.prompts, &stop,
                         [&, i](const turn_report& r) { progress.turn_done(static_cast<int>(i), r); }, s.sleep};
-      progress.trajectory_started(static_cast<int>(i));
+      progress.trajectory_started(static_cast<int>(i),
+                                  fmt::format("{} {} t{}", item.task, item.variant, item.trajectory_index));
       trajectory_result r = run_trajectory(spec, svc);
       progress.trajectory_done(static_cast<int>(i), std::filesystem::path(item.file).stem().string(), r);
       std::string where = std::filesystem::path(item.file).stem().string();

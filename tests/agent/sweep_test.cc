@@ -1,5 +1,6 @@
 // `ptxbench run` as a black box: kill -9 mid-sweep and resume, a refused key, replay, plan checks.
 // The binary talks to the scripted server in this process; the evaluator is the test-only fake.
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -172,6 +173,19 @@ TEST_F(SweepTest, AKillDuringAnEvaluationNeitherLosesNorRepeatsTheCall) {
   EXPECT_EQ(turns_on_disk(), 2);
   EXPECT_EQ(m_server.requests(), 2);
   EXPECT_EQ(api_calls_on_disk(), 2);
+}
+
+// Progress into a file (stderr is not a terminal here): a line per finished turn, as it happens.
+TEST_F(SweepTest, ALogGetsALinePerFinishedTurn) {
+  m_server.set_reply(0, "no code in this reply");
+  m_server.set_default_reply(k_plain_kernel);
+  auto args = argv(1, 2);
+  args.erase(std::find(args.begin(), args.end(), "-q"));
+  auto r = launch(args, 60);
+  ASSERT_TRUE(r.succeeded()) << describe_exit(r) << "\n" << r.err;
+  EXPECT_NE(r.err.find("gemm_n7168_k5120 base t0 turn 1/2: no_code\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("gemm_n7168_k5120 base t0 turn 2/2: passed, speedup 0.850x\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\033["), std::string::npos) << "terminal control codes in a log";
 }
 
 TEST_F(SweepTest, ARefusedKeyStopsTheSweepWithAMessageNamingTheVariable) {
