@@ -82,6 +82,8 @@ void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
 exit_status run_candidates(const context& ctx, const candidate_options& opts, bool run_on_gpu) {
   if (opts.out_given)
     if (auto st = check_output_file(opts.out, "--out"); !st) return report_error(st.err().message, exit_status::usage);
+  if (auto st = check_output_dir(ctx.cache_dir.string(), ctx.cache_dir_named_by); !st)
+    return report_error(st.err().message, exit_status::usage);
   if (!opts.gpu.harness.empty()) {
     std::error_code ec;
     if (!fs::is_regular_file(opts.gpu.harness, ec))

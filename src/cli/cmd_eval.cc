@@ -46,7 +46,7 @@ void add_eval_command(CLI::App& app, context& ctx) {
   cmd->add_option("--min-coverage", *min_coverage,
                   "target-correct also needs a required family to do this share of the task's work, e.g. 0.9 "
                   "(off by default: the paper's rule)")
-      ->check(number_in(0, 100))
+      ->check(share())
       ->default_str("off");
   cmd->callback([&ctx, opts, no_sanitize, no_dynamic, no_sandbox, min_coverage, no_tamper_check]() {
     opts->gpu.sandbox = !*no_sandbox;

@@ -11,7 +11,9 @@
 #include "cli/prompt_source.h"
 #include "core/file_io.h"
 #include "agent/prompt.h"
+#include "prompts/bpe_tokenizer.h"
 #include "prompts/prompt_renderer.h"
+#include "prompts/token_estimator.h"
 #include "prompts/variant_manifest.h"
 #include "suite/task.h"
 
@@ -95,6 +97,13 @@ exit_status run_prompt(const context& ctx, const prompt_options& o) {
   const auto estimator = prompts::token_estimator::find(
       o.ranks.empty() ? prompts::default_ranks_candidates(env_ranks ? env_ranks : "", ctx.root, ctx.cache_dir)
                       : std::vector<std::filesystem::path>{o.ranks});
+  // A ranks file named on the command line must load: falling back to chars/4 would hide the mistake.
+  if (!o.ranks.empty() && !estimator.is_exact()) {
+    auto tok = prompts::bpe_tokenizer::load(o.ranks);
+    return report_error(fmt::format("--ranks {}: not a usable cl100k_base ranks file ({})", o.ranks,
+                                    tok ? std::string("unknown reason") : tok.err().message),
+                        exit_status::usage);
+  }
   ordered_json all = ordered_json::array();
   for (const auto& name : variants) {
     auto p = render_task_prompt(*s, *t, name, *ti, ctx.packs_dir());

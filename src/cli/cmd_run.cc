@@ -122,6 +122,8 @@ std::vector<std::string> canonical_argv(const run_args& a) {
 
 exit_status run_command(const run_args& a, const context& ctx, const std::vector<std::string>& argv) {
   if (auto st = check_output_dir(a.out, "--out"); !st) return report_error(st.err().message, exit_status::usage);
+  if (auto st = check_output_dir(ctx.cache_dir.string(), ctx.cache_dir_named_by); !st)
+    return report_error(st.err().message, exit_status::usage);
   auto tasks = load_suite(ctx.suite_dir());
   if (!tasks) return report_error(tasks.err().message, exit_status::usage);
   agent::model_catalog catalog;
@@ -205,11 +207,12 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
                                       "stages (gates, build, static SASS)",
                                       *why, o.target),
                           exit_status::usage);
+  auto factory = evaluator_factory_for(a, ctx);
+  if (!factory) return report_error(factory.err().message, exit_status::usage);
+  // Said only once the command is accepted, so a refused command is one line.
   if (replay_clamp && !a.quiet)
     std::fprintf(stderr, "ptxbench: replay: %s holds %d replies; running %d turns per trajectory\n",
                  model->replay_file.c_str(), *replay_clamp, *replay_clamp);
-  auto factory = evaluator_factory_for(a, ctx);
-  if (!factory) return report_error(factory.err().message, exit_status::usage);
 
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);

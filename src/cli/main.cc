@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
   // Every option's default appears in --help (subcommands inherit this when they are added below).
   app.option_defaults()->always_capture_default();
   app.add_option("--root", ctx.root, "folder holding suite/, packs/ and include/ (env PTXBENCH_ROOT)");
-  app.add_option("--cache-dir", ctx.cache_dir, "build cache folder (env PTXBENCH_CACHE)");
+  app.add_option("--cache-dir", ctx.cache_dir, "build cache folder (env PTXBENCH_CACHE)")
+      ->each([&ctx](const std::string&) { ctx.cache_dir_named_by = "--cache-dir"; });
   app.add_flag("-v,--verbose", ctx.verbose, "print progress and diagnostics on stderr");
   for (const auto& c : cli::all_commands()) c.add(app, ctx);
   std::vector<std::string> args(argv + 1, argv + argc);

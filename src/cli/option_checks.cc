@@ -66,15 +66,14 @@ CLI::Validator seed_value() {
       "0..2^64-1");
 }
 
-CLI::Validator number_in(double lo, double hi) {
-  std::string expect = fmt::format("expected a number from {} to {}", shown(lo), shown(hi));
+CLI::Validator share() {
   return CLI::Validator(
-      [lo, hi, expect](std::string& text) -> std::string {
+      [](std::string& text) -> std::string {
         auto v = parse_finite(text);
-        if (!v || *v < lo || *v > hi) return fmt::format("{}, got '{}'", expect, text);
+        if (!v || *v < 0 || *v > 1) return fmt::format("expected a share from 0 to 1 (0.9 = 90%), got '{}'", text);
         return {};
       },
-      fmt::format("{}..{}", shown(lo), shown(hi)));
+      "0..1");
 }
 
 CLI::Validator positive_number(double hi, const std::string& what) {
@@ -92,7 +91,5 @@ CLI::Validator timeout_seconds() {
   constexpr double k_week_s = 7 * 24 * 3600;
   return positive_number(k_week_s, "seconds").description("seconds");
 }
-
-std::string check_value(const CLI::Validator& v, const std::string& text) { return v(text); }
 
 }  // namespace ptxbench::cli

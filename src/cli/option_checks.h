@@ -20,17 +20,13 @@ CLI::Validator whole_number(int64_t lo, int64_t hi);
 /// Any value of a uint64 seed: decimal digits only, at most 2^64 - 1.
 CLI::Validator seed_value();
 
-/// A finite number in [lo, hi] (NaN and infinities are refused).
-CLI::Validator number_in(double lo, double hi);
-
 /// A finite number > 0 and <= hi (a speedup); `what` names it in the message ("a number", "seconds").
 CLI::Validator positive_number(double hi, const std::string& what = "a number");
 
+/// A share of a whole from 0 to 1 (0.9 = 90%), worded as `metrics --min-coverage` words it.
+CLI::Validator share();
+
 /// Seconds for a timeout: > 0 and at most a week.
 CLI::Validator timeout_seconds();
-
-/// The message a validator gives for `text`, or "" when it accepts it (for tests and for values
-/// that arrive through other channels than the command line).
-std::string check_value(const CLI::Validator& v, const std::string& text);
 
 }  // namespace ptxbench::cli

@@ -1,6 +1,7 @@
 #include "cli/usage_hints.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 

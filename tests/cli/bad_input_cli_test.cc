@@ -95,7 +95,11 @@ TEST_F(BadInputCli, NumericOptionsAreCheckedWithShortMessages) {
       {with(eval, {"--input-sets", "nan"}), 2, "ptxbench: --input-sets: expected a whole number from 0 to 1000, got 'nan'"},
       {with(eval, {"--device", "-1"}), 2, "ptxbench: --device: expected a whole number from 0 to 1023, got '-1'"},
       {with(eval, {"--seed", "x"}), 2, "ptxbench: --seed: expected a whole number from 0 to 18446744073709551615, got 'x'"},
-      {with(eval, {"--min-coverage", "nan"}), 2, "ptxbench: --min-coverage: expected a number from 0 to 100, got 'nan'"},
+      // The same share, worded the same, as `metrics --min-coverage` (90 was once taken as 9000 %).
+      {with(eval, {"--min-coverage", "nan"}), 2,
+       "ptxbench: --min-coverage: expected a share from 0 to 1 (0.9 = 90%), got 'nan'"},
+      {with(eval, {"--min-coverage", "90"}), 2,
+       "ptxbench: --min-coverage: expected a share from 0 to 1 (0.9 = 90%), got '90'"},
       {{"sass", "-", "--wait", "0"}, 2, "ptxbench: --wait: expected seconds above 0 and at most 3600, got '0'"},
   });
 }
@@ -163,6 +167,28 @@ TEST_F(BadInputCli, BadInputIsExitTwoInEverySubcommand) {
   "base_url": "http://127.0.0.1:9/v1", "api_key_env": null}}})")
                   .ok());
   const std::string models = path("models.json");
+  ASSERT_TRUE(write_file_atomic(path("ranks.json"), "garbage\n").ok());
+  ASSERT_TRUE(write_file_atomic(path("a_file"), "x").ok());
+  expect_cases({
+      // A cache folder that cannot be one is the user's setting, said before any build (it was exit 3
+      // from inside the build stage).
+      {{"--cache-dir", path("a_file"), "check", kernel("naive_gemm_sm90a.cu"), "--task", k_task}, 2,
+       "ptxbench: --cache-dir " + path("a_file") + ": is a file, expected a folder"},
+      {{"--cache-dir", path("a_file"), "run", "--model", "replay:" + replay(), "--tasks", k_task, "--cpu-only",
+        "--out", path("r")},
+       2, "ptxbench: --cache-dir " + path("a_file") + ": is a file, expected a folder"},
+      // A ranks file named on the command line must load (it fell back to chars/4 estimates, exit 0).
+      {{"prompt", k_task, "--ranks", path("ranks.json")}, 2,
+       "ptxbench: --ranks " + path("ranks.json") + ": not a usable cl100k_base ranks file (" + path("ranks.json") +
+           ": invalid JSON at line 1, column 1: 'g')"},
+      // Refused in one line: the replay's "holds 2 replies" note came first.
+      {{"run", "--model", "replay:" + replay(), "--tasks", k_task, "--cpu-only", "--evaluator", "bogus", "--out",
+        path("r")},
+       2, "ptxbench: --evaluator bogus: expected 'pipeline' (or 'fake', for tests)"},
+  });
+  expect_cases({{{"eval", kernel("naive_gemm_sm90a.cu"), "--task", k_task}, 2,
+                 "ptxbench: PTXBENCH_CACHE " + path("a_file") + ": is a file, expected a folder"}},
+               {{"PTXBENCH_CACHE", path("a_file")}});
   expect_cases({
       {{"check", path("unknown_task.json")}, 2,
        "ptxbench: " + path("unknown_task.json") + ": unknown task 'no_such_task'; `ptxbench tasks` lists them"},
@@ -266,7 +292,7 @@ TEST_F(BadInputCli, CommandLineHelpForNewcomers) {
   EXPECT_EQ(eval_help.exit_code, 0);
   for (const char* shown : {"--input-sets INT:0..1000=0", "--seed UINT:0..2^64-1=0", "--warmup INT:0..100000=10",
                             "--iterations INT:1..100000=50", "--call-timeout FLOAT:seconds=30",
-                            "--min-coverage FLOAT:0..100=off", "--compile-timeout FLOAT:seconds=180"})
+                            "--min-coverage FLOAT:0..1=off", "--compile-timeout FLOAT:seconds=180"})
     EXPECT_NE(eval_help.out.find(shown), std::string::npos) << shown << "\n" << eval_help.out;
   auto run_help = run_cli({"run", "--help"});
   for (const char* shown : {"--turns INT:1..1000=8", "--seed UINT:0..2^64-1=0", "--variants TEXT=[0,1,2]",
