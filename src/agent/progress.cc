@@ -20,7 +20,8 @@ progress_display::~progress_display() {
   }
   m_wake.notify_all();
   if (m_thread.joinable()) m_thread.join();
-  if (!m_quiet) std::fprintf(m_out, "%s%s\n", m_bar ? "\r\033[K" : "", line().c_str());
+  // The bar's last state; without the bar, each trajectory's line already ended with it.
+  if (m_bar) std::fprintf(m_out, "\r\033[K%s\n", line().c_str());
 }
 
 void progress_display::turn_done(int item, const turn_report& r) {

@@ -186,6 +186,11 @@ TEST_F(SweepTest, ALogGetsALinePerFinishedTurn) {
   EXPECT_NE(r.err.find("gemm_n7168_k5120 base t0 turn 1/2: no_code\n"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("gemm_n7168_k5120 base t0 turn 2/2: passed, speedup 0.850x\n"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("\033["), std::string::npos) << "terminal control codes in a log";
+  // The trajectory's line ends with the sweep's state; it is not printed a second time at the end.
+  const std::string state = "1/1 done, 0 running | turns 2/2";
+  auto first = r.err.find(state);
+  EXPECT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(state, first + 1), std::string::npos) << "the final state printed twice:\n" << r.err;
 }
 
 TEST_F(SweepTest, ARefusedKeyStopsTheSweepWithAMessageNamingTheVariable) {
