@@ -181,6 +181,11 @@ TEST_F(BadInputCli, BadInputIsExitTwoInEverySubcommand) {
       {{"prompt", k_task, "--ranks", path("ranks.json")}, 2,
        "ptxbench: --ranks " + path("ranks.json") + ": not a usable cl100k_base ranks file (" + path("ranks.json") +
            ": invalid JSON at line 1, column 1: 'g')"},
+      // A base URL without a scheme was retried six times, then the run ended as an API failure (exit 3).
+      {{"run", "--model", "openai:qwen", "--base-url", "localhost:8000/v1", "--tasks", k_task, "--cpu-only", "--out",
+        path("r")},
+       2, "ptxbench: --base-url 'localhost:8000/v1': expected an http:// or https:// URL with a host, e.g. "
+          "http://localhost:8000/v1"},
       // Refused in one line: the replay's "holds 2 replies" note came first.
       {{"run", "--model", "replay:" + replay(), "--tasks", k_task, "--cpu-only", "--evaluator", "bogus", "--out",
         path("r")},
