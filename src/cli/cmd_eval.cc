@@ -23,7 +23,8 @@ void add_eval_command(CLI::App& app, context& ctx) {
                                     "(fails only if |d| > atol and |d|/|ref| > rtol)")
       ->check(CLI::IsMember({"allclose", "upstream_and"}));
   cmd->add_flag("--no-sanitize", *no_sanitize, "skip the compute-sanitizer stage");
-  cmd->add_option("--sanitizer-tools", g.sanitizer_tools, "comma list of memcheck, racecheck, synccheck, initcheck");
+  cmd->add_option("--sanitizer-tools", g.sanitizer_tools, "comma list of memcheck, racecheck, synccheck, initcheck")
+      ->check(comma_list_of({"memcheck", "racecheck", "synccheck", "initcheck"}));
   cmd->add_flag("--no-dynamic-check", *no_dynamic, "skip the runtime target-instruction count (Nsight Compute)");
   cmd->add_flag("--no-sandbox", *no_sandbox,
                 "run candidates unconfined (to diagnose a GPU host only; every verdict records it)");

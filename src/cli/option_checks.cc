@@ -1,5 +1,6 @@
 #include "cli/option_checks.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace ptxbench::cli {
 namespace {
@@ -74,6 +76,26 @@ CLI::Validator share() {
         return {};
       },
       "0..1");
+}
+
+CLI::Validator comma_list_of(const std::vector<std::string>& allowed) {
+  std::string expect = fmt::format("expected a comma list of {}", fmt::join(allowed, ", "));
+  return CLI::Validator(
+      [allowed, expect](std::string& text) -> std::string {
+        std::vector<std::string> seen;
+        std::size_t start = 0;
+        while (true) {
+          auto end = std::min(text.find(',', start), text.size());
+          std::string item = text.substr(start, end - start);
+          bool known = std::find(allowed.begin(), allowed.end(), item) != allowed.end();
+          bool again = std::find(seen.begin(), seen.end(), item) != seen.end();
+          if (!known || again) return fmt::format("{}, got '{}'", expect, text);
+          seen.push_back(item);
+          if (end == text.size()) return {};
+          start = end + 1;
+        }
+      },
+      "LIST");
 }
 
 CLI::Validator positive_number(double hi, const std::string& what) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -25,6 +26,9 @@ CLI::Validator positive_number(double hi, const std::string& what = "a number");
 
 /// A share of a whole from 0 to 1 (0.9 = 90%), worded as `metrics --min-coverage` words it.
 CLI::Validator share();
+
+/// A comma list of one or more of `allowed`, each at most once (e.g. --sanitizer-tools).
+CLI::Validator comma_list_of(const std::vector<std::string>& allowed);
 
 /// Seconds for a timeout: > 0 and at most a week.
 CLI::Validator timeout_seconds();

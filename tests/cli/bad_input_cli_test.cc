@@ -100,6 +100,13 @@ TEST_F(BadInputCli, NumericOptionsAreCheckedWithShortMessages) {
        "ptxbench: --min-coverage: expected a share from 0 to 1 (0.9 = 90%), got 'nan'"},
       {with(eval, {"--min-coverage", "90"}), 2,
        "ptxbench: --min-coverage: expected a share from 0 to 1 (0.9 = 90%), got '90'"},
+      // A misspelled tool once reached compute-sanitizer on the GPU host, after the build.
+      {with(eval, {"--sanitizer-tools", "memchek"}), 2,
+       "ptxbench: --sanitizer-tools: expected a comma list of memcheck, racecheck, synccheck, initcheck, got "
+       "'memchek'"},
+      {with(eval, {"--sanitizer-tools", "memcheck,,racecheck"}), 2,
+       "ptxbench: --sanitizer-tools: expected a comma list of memcheck, racecheck, synccheck, initcheck, got "
+       "'memcheck,,racecheck'"},
       {{"sass", "-", "--wait", "0"}, 2, "ptxbench: --wait: expected seconds above 0 and at most 3600, got '0'"},
   });
 }
@@ -240,6 +247,13 @@ TEST_F(BadInputCli, EvalWithoutAGpuSaysSoBeforeBuilding) {
                      " is missing); `ptxbench check` runs the CPU stages (gates, build, static SASS)"}},
                {{"PTXBENCH_CACHE", cache}, {"PTXBENCH_DEVICE_NODE", path("no-nvidia0")}});
   EXPECT_FALSE(fs::exists(fs::path(cache) / "builds")) << "eval built before finding out there is no GPU";
+  // Every sanitizer tool, listed once each, is accepted (the machine is what stops it here).
+  expect_cases({{{"eval", kernel("naive_gemm_sm90a.cu"), "--task", k_task, "--sanitizer-tools",
+                  "memcheck,racecheck,synccheck,initcheck", "--min-coverage", "0.9"},
+                 3,
+                 "ptxbench: no NVIDIA GPU or driver found on this machine (" + path("no-nvidia0") +
+                     " is missing); `ptxbench check` runs the CPU stages (gates, build, static SASS)"}},
+               {{"PTXBENCH_CACHE", cache}, {"PTXBENCH_DEVICE_NODE", path("no-nvidia0")}});
   expect_cases({{{"run", "--model", "replay:" + replay(), "--tasks", k_task, "--out", path("r")}, 2,
                  "ptxbench: no NVIDIA GPU or driver found on this machine (" + path("no-nvidia0") +
                      " is missing) to evaluate h200 kernels on; pass --cpu-only to evaluate only the CPU stages "
