@@ -137,13 +137,13 @@ TEST_F(SweepTest, KillNineMidSweepThenTheSameCommandFinishesEveryTrajectoryExact
 // resumed run reports every call the server answered, and names the lost one.
 TEST_F(SweepTest, AKillDuringAModelCallLeavesTheCallCounted) {
   m_server.set_default_reply(k_plain_kernel);
-  m_server.set_reply_delay_ms(6000);
+  m_server.set_delay_ms(6000);
   auto args = argv(1, 2);
   auto first = launch(args, 3.0);  // the first call is still waiting for its reply
   ASSERT_TRUE(first.timed_out) << first.err;
   ASSERT_EQ(m_server.requests(), 1);
   EXPECT_EQ(api_calls_on_disk(), 1);
-  m_server.set_reply_delay_ms(0);
+  m_server.set_delay_ms(0);
   auto second = launch(args, 60);
   ASSERT_TRUE(second.succeeded()) << describe_exit(second) << "\n" << second.err;
   EXPECT_EQ(turns_on_disk(), 2);
