@@ -68,6 +68,17 @@ CLI::Validator seed_value() {
       "0..2^64-1");
 }
 
+CLI::Validator number_in(double lo, double hi) {
+  std::string expect = fmt::format("expected a number from {} to {}", shown(lo), shown(hi));
+  return CLI::Validator(
+      [lo, hi, expect](std::string& text) -> std::string {
+        auto v = parse_finite(text);
+        if (!v || *v < lo || *v > hi) return fmt::format("{}, got '{}'", expect, text);
+        return {};
+      },
+      fmt::format("{}..{}", shown(lo), shown(hi)));
+}
+
 CLI::Validator share() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

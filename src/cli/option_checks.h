@@ -24,6 +24,9 @@ CLI::Validator seed_value();
 /// A finite number > 0 and <= hi (a speedup); `what` names it in the message ("a number", "seconds").
 CLI::Validator positive_number(double hi, const std::string& what = "a number");
 
+/// A finite number in [lo, hi] (NaN and infinities are refused).
+CLI::Validator number_in(double lo, double hi);
+
 /// A share of a whole from 0 to 1 (0.9 = 90%), worded as `metrics --min-coverage` words it.
 CLI::Validator share();
 

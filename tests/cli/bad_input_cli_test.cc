@@ -100,6 +100,26 @@ TEST_F(BadInputCli, NumericOptionsAreCheckedWithShortMessages) {
        "ptxbench: --min-coverage: expected a share from 0 to 1 (0.9 = 90%), got 'nan'"},
       {with(eval, {"--min-coverage", "90"}), 2,
        "ptxbench: --min-coverage: expected a share from 0 to 1 (0.9 = 90%), got '90'"},
+      // The data commands (fixit, kernelgen, sft) use the same checks.
+      {{"fixit", "mine", path("runs"), "--out", path("o"), "--seed", "-1"}, 2,
+       "ptxbench: --seed: expected a whole number from 0 to 18446744073709551615, got '-1'"},
+      {{"fixit", "repair", path("mined"), "--out", path("o"), "--model", "replay:" + replay(), "--turns", "0"}, 2,
+       "ptxbench: --turns: expected a whole number from 1 to 1000, got '0'"},
+      {{"fixit", "repair", path("mined"), "--out", path("o"), "--model", "replay:" + replay(), "--target-speedup",
+        "nan"},
+       2, "ptxbench: --target-speedup: expected a number above 0 and at most 1000000, got 'nan'"},
+      {{"fixit", "repair", path("mined"), "--out", path("o"), "--model", "replay:" + replay(), "--eval-retries", "-1"},
+       2, "ptxbench: --eval-retries: expected a whole number from 0 to 100, got '-1'"},
+      {{"fixit", "pairs", path("repairs"), "--out", path("o"), "--min-speedup", "nan"}, 2,
+       "ptxbench: --min-speedup: expected a number from 0 to 1000000, got 'nan'"},
+      {{"fixit", "reason", path("pairs"), "--out", path("o"), "--model", "replay:" + replay(), "--max-attempts", "0"},
+       2, "ptxbench: --max-attempts: expected a whole number from 1 to 100, got '0'"},
+      {{"kernelgen", "collect", path("runs"), "--out", path("o"), "--cap-per-definition", "-1"}, 2,
+       "ptxbench: --cap-per-definition: expected a whole number from 0 to 1000000000, got '-1'"},
+      {{"sft", "export", path("reasoning"), "--format", "fixit", "--out", path("o"), "--max-tokens", "0"}, 2,
+       "ptxbench: --max-tokens: expected a whole number from 1 to 1000000000, got '0'"},
+      {{"sft", "recipe", "s0", "--parallel", "inf"}, 2,
+       "ptxbench: --parallel: expected a whole number from 1 to 1024, got 'inf'"},
       // A misspelled tool once reached compute-sanitizer on the GPU host, after the build.
       {with(eval, {"--sanitizer-tools", "memchek"}), 2,
        "ptxbench: --sanitizer-tools: expected a comma list of memcheck, racecheck, synccheck, initcheck, got "
@@ -299,8 +319,8 @@ TEST_F(BadInputCli, SassReadsStreamsAndNeverHangs) {
 TEST_F(BadInputCli, CommandLineHelpForNewcomers) {
   expect_cases({
       {{}, 2,
-       "ptxbench: a subcommand is required: tasks, check, eval, sass, prompt, run, metrics, report; `ptxbench --help` "
-       "says what each does"},
+       "ptxbench: a subcommand is required: tasks, check, eval, sass, prompt, run, metrics, report, fixit, kernelgen, "
+       "sft; `ptxbench --help` says what each does"},
       {{"--taks"}, 2, "ptxbench: unknown option '--taks' (did you mean the subcommand 'tasks'?)"},
       {{"run", "--taks", k_task}, 2, "ptxbench: unknown option '--taks' (did you mean '--tasks'?)"},
       {{"check", kernel("naive_gemm_sm90a.cu"), "--tsak", k_task}, 2,
