@@ -203,6 +203,9 @@ std::string verdict_feedback(const verdict& v, const turn_assessment& a, const t
                      kernel_ms, ref_ms);
   } else {
     s += fmt::format("[{}] {}", axes, status);
+    // The link gate's reason (no exported entry, an export for other tensors) is in no compiler
+    // log: without it the model would read a clean ptxas log and "Failed to compile kernel".
+    if (v.decided.stage == stage_id::link_gate && !v.decided.message.empty()) s += "\n" + v.decided.message;
     s += correctness_lines(v);
   }
   s += logs(v);

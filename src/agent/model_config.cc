@@ -1,5 +1,7 @@
 #include "agent/model_config.h"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "core/file_io.h"
@@ -23,6 +25,17 @@ api_defaults defaults_for(api_kind k) {
     case api_kind::replay: return {"", ""};
   }
   return {"", ""};
+}
+
+// "http://HOST..." or "https://HOST...": a typo here ("localhost:8000/v1", "htp://...") would
+// otherwise surface only after a trajectory's retries ran out, as an API failure (exit 3).
+bool plausible_http_url(const std::string& url) {
+  for (unsigned char c : url)
+    if (c <= ' ' || c == 0x7f) return false;
+  std::string lower;
+  for (char c : url.substr(0, 8)) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::size_t host = lower.rfind("http://", 0) == 0 ? 7 : lower.rfind("https://", 0) == 0 ? 8 : 0;
+  return host != 0 && host < url.size() && url[host] != '/' && url[host] != ':' && url[host] != '?';
 }
 
 std::optional<api_kind> parse_api(const std::string& s) {
@@ -217,12 +230,18 @@ result<model_spec> resolve_model(const std::string& name, const model_catalog& c
 }
 
 result<std::string> resolve_environment(model_spec& m, const env_lookup& env, bool base_url_overridden) {
+  std::string url_from = base_url_overridden ? "--base-url" : fmt::format("model '{}': base_url", m.name);
   if (!m.base_url_env.empty() && !base_url_overridden) {
     if (auto v = env(m.base_url_env)) {
       m.base_url = *v;
+      url_from = m.base_url_env;
       while (!m.base_url.empty() && m.base_url.back() == '/') m.base_url.pop_back();
     }
   }
+  if (m.api != api_kind::replay && !plausible_http_url(m.base_url))
+    return make_error(fmt::format("{} '{}': expected an http:// or https:// URL with a host, e.g. "
+                                  "http://localhost:8000/v1",
+                                  url_from, m.base_url));
   if (m.api_key_env.empty()) return std::string();
   auto key = env(m.api_key_env);
   if (key) return *key;

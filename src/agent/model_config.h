@@ -84,7 +84,9 @@ ordered_json to_json(const model_spec& m);
 using env_lookup = std::function<std::optional<std::string>(const std::string& name)>;
 
 /// Applies base_url_env (when set and no --base-url was given) and returns the API key from
-/// api_key_env. Fails with a one-line message naming the variable when a required key is missing.
+/// api_key_env. Fails with a one-line message naming the variable when a required key is missing,
+/// and naming where the base URL came from (--base-url, the variable, the models file) when it is
+/// not an http:// or https:// URL with a host.
 result<std::string> resolve_environment(model_spec& m, const env_lookup& env, bool base_url_overridden);
 
 }  // namespace ptxbench::agent

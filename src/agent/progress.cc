@@ -9,7 +9,7 @@ namespace ptxbench::agent {
 progress_display::progress_display(std::FILE* out, bool bar, bool quiet, int trajectories, int turns_max)
     : m_out(out), m_bar(bar && !quiet), m_quiet(quiet), m_turns_max(turns_max),
       m_correct(trajectories), m_target_correct(trajectories), m_failed(trajectories), m_done(trajectories),
-      m_running(trajectories) {
+      m_running(trajectories), m_labels(trajectories) {
   if (m_bar) m_thread = std::thread([this] { redraw_loop(); });
 }
 
@@ -20,7 +20,8 @@ progress_display::~progress_display() {
   }
   m_wake.notify_all();
   if (m_thread.joinable()) m_thread.join();
-  if (!m_quiet) std::fprintf(m_out, "%s%s\n", m_bar ? "\r\033[K" : "", line().c_str());
+  // The bar's last state; without the bar, each trajectory's line already ended with it.
+  if (m_bar) std::fprintf(m_out, "\r\033[K%s\n", line().c_str());
 }
 
 void progress_display::turn_done(int item, const turn_report& r) {
@@ -28,11 +29,19 @@ void progress_display::turn_done(int item, const turn_report& r) {
   ++m_turns;
   if (r.correct) m_correct[item] = true;
   if (r.target_correct) m_target_correct[item] = true;
+  if (m_quiet || m_bar || r.from_disk) return;
+  const int per_trajectory = m_done.empty() ? 0 : m_turns_max / static_cast<int>(m_done.size());
+  std::fprintf(m_out, "%s turn %d/%d: %s%s%s\n", m_labels[item].c_str(), r.turn + 1, per_trajectory,
+               std::string(outcome_name(r.label)).c_str(),
+               r.speedup ? fmt::format(", speedup {:.3f}x", *r.speedup).c_str() : "",
+               r.target_correct ? ", target-correct" : "");
+  std::fflush(m_out);
 }
 
-void progress_display::trajectory_started(int item) {
+void progress_display::trajectory_started(int item, const std::string& label) {
   std::lock_guard lock(m_mutex);
   m_running[item] = true;
+  m_labels[item] = label;
 }
 
 void progress_display::trajectory_done(int item, const std::string& name, const trajectory_result& r) {

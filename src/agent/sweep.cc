@@ -17,6 +17,7 @@
 #include "agent/summary.h"
 #include "agent/turn_loop.h"
 #include "core/file_io.h"
+#include "core/record_name.h"
 #include "core/sha256.h"
 #include "suite/trace.h"
 
@@ -149,6 +150,9 @@ status check_plan_compatible(const ordered_json& existing, const ordered_json& w
 }
 
 result<task_variants> resolve_task_variants(const sweep_options& o, const sweep_services& s) {
+  // Names recorded in every trajectory follow the rule the metrics read them by (core/record_name.h).
+  if (s.model)
+    if (auto st = check_record_name(s.model->name, "--model"); !st) return st.err();
   const target_info* target = s.tasks->find_target(o.target);
   if (!target) {
     std::vector<std::string> names;
@@ -174,6 +178,7 @@ result<task_variants> resolve_task_variants(const sweep_options& o, const sweep_
         if (!r) return r.err().with_context(fmt::format("task {}", name));
         v = *r;
       }
+      if (auto st = check_record_name(v, "--variants"); !st) return st.err();
       if (auto p = s.prompts(*t, *target, v); !p) return p.err().with_context(fmt::format("task {}", name));
       if (std::find(resolved.begin(), resolved.end(), v) == resolved.end()) resolved.push_back(v);
     }
@@ -215,6 +220,14 @@ result<sweep_outcome> run_plan(const sweep_options& o, sweep_services& s, const 
   }
   if (auto w = write_file_atomic(plan_path, dump_pretty(wanted) + "\n"); !w) return w.err();
   std::filesystem::create_directories(o.out_dir / "trajectories", ec);
+  // A kill between an atomic write's temporary file and its rename leaves "<file>.tmp.<hex>"
+  // behind; with the run lock held nobody else is writing, so these are litter.
+  for (auto it = std::filesystem::directory_iterator(o.out_dir / "trajectories", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    if (it->path().filename().string().find(".json.tmp.") != std::string::npos) {
+      std::error_code rm;
+      std::filesystem::remove(it->path(), rm);
+    }
 
   auto slots = eval_slots::create(o.gpus, s.make_evaluator);
   if (!slots) return slots.err();
@@ -274,7 +287,8 @@ result<sweep_outcome> run_plan(const sweep_options& o, sweep_services& s, const 
       }
       loop_services svc{s.llm, slots->get(), prompts, &stop,
                         [&, i](const turn_report& r) { progress.turn_done(static_cast<int>(i), r); }, s.sleep};
-      progress.trajectory_started(static_cast<int>(i));
+      progress.trajectory_started(static_cast<int>(i),
+                                  fmt::format("{} {} t{}", item.task, item.variant, item.trajectory_index));
       trajectory_result r = run_trajectory(spec, svc);
       progress.trajectory_done(static_cast<int>(i), std::filesystem::path(item.file).stem().string(), r);
       std::string where = std::filesystem::path(item.file).stem().string();

@@ -1,5 +1,7 @@
 #include "agent/trajectory.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/file_io.h"
@@ -128,7 +130,9 @@ std::optional<ordered_json> trajectory::trim_to_completed() {
   auto& msgs = m_doc["messages"];
   std::size_t keep = 2 + 2 * static_cast<std::size_t>(completed_turns());
   std::optional<ordered_json> pending;
-  if (msgs.size() >= keep + 2 && msgs[keep].value("role", "") == "assistant" && is_infra_feedback(msgs[keep + 1]))
+  const bool reply_alone = msgs.size() == keep + 1;
+  const bool infra_pair = msgs.size() >= keep + 2 && is_infra_feedback(msgs[keep + 1]);
+  if (msgs.size() > keep && msgs[keep].value("role", "") == "assistant" && (reply_alone || infra_pair))
     pending = msgs[keep];
   while (msgs.size() > keep) msgs.erase(msgs.size() - 1);
   return pending;
@@ -138,6 +142,10 @@ void trajectory::append_turn(ordered_json assistant, ordered_json feedback) {
   m_doc["messages"].push_back(std::move(assistant));
   m_doc["messages"].push_back(std::move(feedback));
 }
+
+void trajectory::append_reply(ordered_json assistant) { m_doc["messages"].push_back(std::move(assistant)); }
+
+void trajectory::append_feedback(ordered_json feedback) { m_doc["messages"].push_back(std::move(feedback)); }
 
 void trajectory::set_exit(const std::string& status, const std::string& submission,
                           std::optional<ordered_json> exit_message) {
@@ -163,13 +171,38 @@ ordered_json trajectory::supervision() const {
   return p.is_object() && p.contains("supervision") ? p["supervision"] : ordered_json(nullptr);
 }
 
-void trajectory::count_call(std::optional<double> cost_usd) {
+void trajectory::begin_call(ordered_json record) {
   auto& stats = m_doc["info"]["model_stats"];
   stats["api_calls"] = stats.value("api_calls", 0) + 1;
-  if (cost_usd)
+  ptx(m_doc)["open_call"] = std::move(record);
+}
+
+void trajectory::end_call(std::optional<double> cost_usd, bool sent) {
+  auto& stats = m_doc["info"]["model_stats"];
+  ptx(m_doc).erase("open_call");
+  if (!sent)
+    stats["api_calls"] = std::max(0, stats.value("api_calls", 0) - 1);
+  else if (cost_usd)
     stats["instance_cost"] = stats.value("instance_cost", 0.0) + *cost_usd;
   else
     stats["calls_without_cost"] = stats.value("calls_without_cost", 0) + 1;
+}
+
+bool trajectory::settle_lost_call(const std::string& timestamp) {
+  auto& p = ptx(m_doc);
+  if (!p.contains("open_call")) return false;
+  ordered_json open = p["open_call"];
+  p.erase("open_call");
+  auto& stats = m_doc["info"]["model_stats"];
+  stats["calls_without_cost"] = stats.value("calls_without_cost", 0) + 1;
+  if (!p.contains("interruptions") || !p["interruptions"].is_array()) p["interruptions"] = ordered_json::array();
+  p["interruptions"].push_back({{"turn", open.is_object() ? open.value("turn", -1) : -1},
+                                {"kind", "lost_call"},
+                                {"message", "the run stopped during this model call; the call is counted, its reply "
+                                            "and cost are lost"},
+                                {"started", open.is_object() ? open.value("started", "") : ""},
+                                {"timestamp", timestamp}});
+  return true;
 }
 
 conversation trajectory::to_conversation() const {

@@ -59,11 +59,26 @@ class trajectory {
   [[nodiscard]] bool finished(int turn_limit) const;
 
   /// Cuts everything after the completed turns: a reply without feedback, an infra_error pair, the
-  /// exit message. Returns the assistant message of a trailing infra_error pair, which the loop
-  /// evaluates again instead of paying for a new reply.
+  /// exit message. Returns the assistant message of a trailing reply that has no feedback yet (a
+  /// kill during its evaluation) or only an infra_error feedback, which the loop evaluates again
+  /// instead of paying for a new reply.
   std::optional<ordered_json> trim_to_completed();
 
   void append_turn(ordered_json assistant, ordered_json feedback);
+  /// The two halves of a turn, for a reply saved before it is evaluated.
+  void append_reply(ordered_json assistant);
+  void append_feedback(ordered_json feedback);
+
+  /// Model calls are recorded before they are made, so a kill during the call (or before the
+  /// reply is saved) never loses one: begin_call counts the call and notes it in
+  /// info.ptxbench.open_call; end_call settles it with its cost (unknown: calls_without_cost), or
+  /// takes it back when the request never left this process (`sent` false).
+  void begin_call(ordered_json record);
+  void end_call(std::optional<double> cost_usd, bool sent);
+  /// On resume: a call still open was cut off by a kill. It stays counted, its cost is unknown
+  /// (calls_without_cost), and an interruption of kind "lost_call" says so. Returns whether
+  /// there was one.
+  bool settle_lost_call(const std::string& timestamp);
   /// Sets info.exit_status (and submission); appends the exit message when one is given.
   void set_exit(const std::string& status, const std::string& submission, std::optional<ordered_json> exit_message);
   void set_turn_limit(int turn_limit);
@@ -73,8 +88,6 @@ class trajectory {
   /// info.ptxbench.supervision (agent/turn_supervision.h); null when the trajectory has none.
   void set_supervision(ordered_json record);
   [[nodiscard]] ordered_json supervision() const;
-  /// Adds one model call to info.model_stats (cost may be unknown).
-  void count_call(std::optional<double> cost_usd);
 
   /// The conversation so far, for the history policy.
   [[nodiscard]] conversation to_conversation() const;

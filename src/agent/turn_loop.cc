@@ -37,21 +37,26 @@ class loop {
       if (m_svc.stop && m_svc.stop->load()) return interrupt(trajectory_end::stopped, exit_names::interrupted, "stopped", {});
       ordered_json assistant;
       if (m_pending) {
-        assistant = std::move(*m_pending);  // a reply whose evaluation hit an infrastructure failure
+        // A reply saved before a kill or an infrastructure failure cut its evaluation short: it is
+        // evaluated again, and the model is not asked (and paid) twice.
+        assistant = std::move(*m_pending);
         m_pending.reset();
       } else {
         auto got = ask(conv, estimator, k, assistant);
         if (got) return *got;
       }
+      // The reply is on disk before its evaluation starts (the call already is, see ask()).
+      m_traj->append_reply(assistant);
+      if (auto saved = m_traj->save(m_spec.file); !saved) return fail_setup(saved.err().message);
       std::string content = assistant.value("content", "");
       auto [feedback, assessment, submission] = evaluate(content, k);
       if (assessment.event == turn_event::infra_error) {
-        m_traj->append_turn(std::move(assistant), std::move(feedback));
+        m_traj->append_feedback(std::move(feedback));
         return interrupt(trajectory_end::infra_error, exit_names::infra_error, m_infra_message, {});
       }
       conv.pairs.emplace_back(message_from_json(assistant), message_from_json(feedback));
       report(k, assessment, false);
-      m_traj->append_turn(std::move(assistant), std::move(feedback));
+      m_traj->append_feedback(std::move(feedback));
       ++m_run_now;
       if (assessment.target_met) {
         ordered_json exit = {{"role", "exit"},
@@ -94,6 +99,7 @@ class loop {
         r.skipped = true;
         return r;
       }
+      m_traj->settle_lost_call(utc_timestamp());
       m_pending = m_traj->trim_to_completed();
       m_traj->set_turn_limit(m_spec.turn_limit);
       m_traj->set_exit(exit_names::running, "", std::nullopt);
@@ -116,9 +122,12 @@ class loop {
     for (int forced = 0;; ++forced) {
       context_view view = build_context(conv, m_spec.policy, m_spec.budget_tokens, estimator, forced);
       completion_request req{view.messages, k, m_spec.seed + static_cast<uint64_t>(k)};
+      // Counted on disk before it is made: a kill during the call cannot hide what it cost.
+      m_traj->begin_call({{"turn", k}, {"started", utc_timestamp()}});
+      if (auto saved = m_traj->save(m_spec.file); !saved) return fail_setup(saved.err().message);
       call_result r = m_svc.model->complete(req);
       if (r.ok()) {
-        m_traj->count_call(r.reply->cost_usd);
+        m_traj->end_call(r.reply->cost_usd, true);
         estimator.calibrate(r.reply->usage.prompt_tokens, view.chars);
         if (!view.dropped_turns.empty())
           m_traj->record_dropped_pairs({{"turn", k},
@@ -131,7 +140,7 @@ class loop {
         return std::nullopt;
       }
       const auto& f = r.failure;
-      if (f.http_status != 0 || !f.attempts.empty()) m_traj->count_call(std::nullopt);
+      m_traj->end_call(std::nullopt, f.http_status != 0 || !f.attempts.empty());
       if (f.kind == failure_kind::context_overflow) {
         if (!view.sent_turns.empty()) continue;  // leave out one more old pair and ask again
         ordered_json exit = {{"role", "exit"},

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "core/file_io.h"
+#include "core/file_lock.h"
 #include "core/json_check.h"
 #include "core/process.h"
 #include "core/sha256.h"
@@ -17,8 +19,12 @@ namespace ptxbench::build {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* k_cache_version = "ptxbench-build-v1";
+// v2: entries record the sha256 of every file they hold (meta.json "files"), checked on every hit.
+constexpr const char* k_cache_version = "ptxbench-build-v2";
 constexpr const char* k_object_name = "candidate.so";
+constexpr const char* k_work_lock = ".lock";
+// A build folder older than this that no live process holds is a killed build's leftover.
+constexpr std::chrono::seconds k_stale_build_age{10 * 60};
 
 std::string outcome_name(build_outcome o) {
   switch (o) {
@@ -63,21 +69,54 @@ std::string random_suffix() {
   return fmt::format("{:x}-{:x}", static_cast<uint64_t>(rd()) << 32 | rd(), static_cast<unsigned>(::getpid()));
 }
 
-ordered_json meta_json(const build_result& r) {
-  return {{"format", "ptxbench.build/1"},
+// The files of an entry whose content the meta.json vouches for: the artifact and the cubins.
+std::vector<fs::path> entry_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  if (fs::exists(dir / k_object_name, ec)) files.push_back(k_object_name);
+  for (auto& e : fs::directory_iterator(dir / "cubin", ec)) files.push_back(fs::path("cubin") / e.path().filename());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string file_sha256(const fs::path& path) {
+  auto bytes = read_file(path, 1u << 30);
+  return bytes ? sha256_hex(*bytes) : std::string("<unreadable>");
+}
+
+ordered_json meta_json(const build_result& r, const fs::path& dir) {
+  ordered_json files = ordered_json::object();
+  for (const auto& f : entry_files(dir)) files[f.string()] = file_sha256(dir / f);
+  return {{"format", "ptxbench.build/2"},
           {"outcome", outcome_name(r.outcome)},
           {"key", r.key},
           {"command", r.command},
           {"nvcc_version", r.nvcc_version},
           {"compile_seconds", r.compile_seconds},
+          {"files", files},
           {"log", r.log.text}};
 }
 
+// Reads a cache entry and checks that every file is the one the build wrote: a truncated or
+// altered artifact (a full disk, a stray edit) is an error here, so the caller rebuilds it instead
+// of failing every later check on a broken ELF file.
 result<build_result> load_entry(const fs::path& dir, const std::string& key) {
   auto text = read_text_file(dir / "meta.json", 64u << 20);
   if (!text) return text.err();
   auto j = parse_json(*text, (dir / "meta.json").string());
   if (!j) return j.err();
+  if (j->value("key", "") != key) return make_error(fmt::format("{}: meta.json is for another key", dir.string()));
+  if (!j->contains("files") || !(*j)["files"].is_object())
+    return make_error(fmt::format("{}: meta.json lists no file hashes", dir.string()));
+  const auto& recorded = (*j)["files"];
+  const auto present = entry_files(dir);
+  if (present.size() != recorded.size())
+    return make_error(fmt::format("{}: holds {} files, meta.json lists {}", dir.string(), present.size(), recorded.size()));
+  for (const auto& f : present) {
+    const std::string name = f.string();
+    if (!recorded.contains(name) || !recorded[name].is_string() || recorded[name].get<std::string>() != file_sha256(dir / f))
+      return make_error(fmt::format("{}: {} does not match its recorded sha256", dir.string(), name));
+  }
   build_result r;
   r.key = key;
   r.dir = dir;
@@ -89,9 +128,8 @@ result<build_result> load_entry(const fs::path& dir, const std::string& key) {
   if (r.outcome == build_outcome::built) {
     r.shared_object = dir / k_object_name;
     if (!fs::exists(r.shared_object)) return make_error(fmt::format("{}: cache entry lacks {}", dir.string(), k_object_name));
-    std::error_code ec;
-    for (auto& e : fs::directory_iterator(dir / "cubin", ec)) r.cubins.push_back(e.path());
-    std::sort(r.cubins.begin(), r.cubins.end());
+    for (const auto& f : present)
+      if (f.parent_path() == "cubin") r.cubins.push_back(dir / f);
   }
   return r;
 }
@@ -131,20 +169,31 @@ result<build_result> build_candidate(const build_request& req, const toolchain& 
 
   fs::path entry = req.cache_dir / "builds" / key;
   std::error_code ec;
-  if (fs::exists(entry / "meta.json", ec)) {
-    auto hit = load_entry(entry, key);
-    if (hit) {
-      hit->cache_hit = true;
-      hit->seconds = elapsed();
-      return hit;
-    }
-    fs::remove_all(entry, ec);  // a damaged entry: rebuild below and replace it
-  }
+  auto hit = [&]() -> std::optional<build_result> {
+    if (!fs::exists(entry / "meta.json", ec)) return std::nullopt;
+    auto loaded = load_entry(entry, key);
+    if (!loaded) return std::nullopt;
+    loaded->cache_hit = true;
+    loaded->seconds = elapsed();
+    return std::move(*loaded);
+  };
+  if (auto h = hit()) return *h;
 
+  // One build per key at a time: a second identical build waits for the first and takes its entry
+  // instead of running nvcc again. The wait is bounded (the first build's own timeout and a
+  // margin); past it this build goes ahead on its own, which is still safe (the first rename wins).
+  fs::create_directories(req.cache_dir / "locks", ec);
+  auto key_lock = file_lock::acquire(req.cache_dir / "locks" / (key + ".lock"), req.timeout_s + 60);
+  if (auto h = hit()) return *h;
+  if (fs::exists(entry, ec)) fs::remove_all(entry, ec);  // damaged (bad hash, torn meta.json): rebuild it
+
+  clean_stale_build_folders(req.cache_dir, k_stale_build_age);
   fs::path work = req.cache_dir / "tmp" / ("build-" + random_suffix());
   fs::create_directories(work / "src", ec);
   fs::create_directories(work / "keep", ec);
   if (ec) return make_error(fmt::format("cannot create build folder {}: {}", work.string(), ec.message()));
+  // Held while this process builds here: a folder nobody holds is a killed build's leftover.
+  auto work_lock = file_lock::acquire(work / k_work_lock, 0);
   for (const auto& s : req.sources)
     if (auto st = write_file_atomic(work / "src" / s.path, s.content); !st) return st.err();
 
@@ -174,17 +223,19 @@ result<build_result> build_candidate(const build_request& req, const toolchain& 
   for (auto& e : fs::directory_iterator(work / "keep", ec))
     if (e.path().extension() == ".cubin") fs::rename(e.path(), work / "cubin" / e.path().filename(), ec);
   fs::remove_all(work / "keep", ec);
-  if (auto st = write_file_atomic(work / "meta.json", meta_json(r).dump(2)); !st) return st.err();
+  if (auto st = write_file_atomic(work / "meta.json", meta_json(r, work).dump(2)); !st) return st.err();
 
   if (r.outcome == build_outcome::timeout) {
-    // Not cached: a timeout says more about the machine's load than about the source.
+    // Not cached: a timeout says more about the machine's load than about the source. The folder
+    // stays for its log and is cleaned as stale once this process is gone.
     r.dir = work;
     r.seconds = elapsed();
     return r;
   }
   fs::create_directories(entry.parent_path(), ec);
+  fs::remove(work / k_work_lock, ec);  // the entry needs no lock; ours stays held until we return
   if (::rename(work.c_str(), entry.c_str()) != 0) {
-    // Another process published the same key first; use theirs (same inputs, same output).
+    // Another process published the same key first (it gave up waiting for the key lock); use theirs.
     fs::remove_all(work, ec);
     auto theirs = load_entry(entry, key);
     if (!theirs) return theirs.err();
@@ -195,6 +246,24 @@ result<build_result> build_candidate(const build_request& req, const toolchain& 
   if (!mine) return mine.err();
   mine->seconds = elapsed();
   return mine;
+}
+
+std::vector<fs::path> clean_stale_build_folders(const fs::path& cache_dir, std::chrono::seconds older_than) {
+  std::vector<fs::path> removed;
+  std::error_code ec;
+  const auto now = fs::file_time_type::clock::now();
+  for (auto it = fs::directory_iterator(cache_dir / "tmp", ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const auto& path = it->path();
+    if (path.filename().string().rfind("build-", 0) != 0 || !it->is_directory(ec)) continue;
+    auto modified = fs::last_write_time(path, ec);
+    if (ec || now - modified < older_than) continue;  // young: perhaps not locked yet
+    if (file_lock::held(path / k_work_lock)) continue;  // a live build
+    std::error_code rm;
+    fs::remove_all(path, rm);
+    if (!rm) removed.push_back(path);
+  }
+  return removed;
 }
 
 }  // namespace ptxbench::build

@@ -3,6 +3,7 @@
 // and cubin it produces are what the static SASS check disassembles and what the GPU runner loads;
 // the compiler log returned is that same build's log.
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -41,10 +42,19 @@ struct build_result {
 /// The nvcc flags of a build, before sources and outputs (shown in docs and verdicts).
 std::vector<std::string> nvcc_flags(const std::string& gencode);
 
-/// Builds the sources, or returns the cached result of an identical earlier build. Two processes
-/// building the same key at once are safe: each builds in its own folder and the first rename wins.
+/// Builds the sources, or returns the cached result of an identical earlier build. A hit is used
+/// only when every file of the entry still has the sha256 recorded when it was built; otherwise
+/// the entry is rebuilt. Identical builds at once run nvcc once: the others wait for the key's
+/// lock (cache_dir/locks/<key>.lock, bounded by the timeout) and take the entry. Each build
+/// works in cache_dir/tmp/build-*, holding that folder's .lock while it runs; a miss first removes
+/// the folders of killed builds (older than 10 minutes and held by nobody).
 /// An error means the build could not be attempted (cache not writable, nvcc would not start);
 /// a candidate that does not compile is a build_result with outcome compile_error.
 result<build_result> build_candidate(const build_request& request, const toolchain& tc);
+
+/// Removes cache_dir/tmp/build-* folders older than `older_than` whose .lock no live process holds
+/// (a killed build's leftovers). Returns the folders removed.
+std::vector<std::filesystem::path> clean_stale_build_folders(const std::filesystem::path& cache_dir,
+                                                             std::chrono::seconds older_than);
 
 }  // namespace ptxbench::build

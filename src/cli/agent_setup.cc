@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "agent/fake_evaluator.h"
+#include "cli/gpu_presence.h"
+#include "cli/prompt_source.h"
 #include "eval/pipeline.h"
 #include "prompts/prompt_renderer.h"
 #include "prompts/variant_manifest.h"
@@ -87,31 +89,26 @@ result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(c
   if (!manifest) return manifest.err();
   auto shared = std::make_shared<prompts::variant_manifest>(std::move(*manifest));
   std::filesystem::path packs_dir = ctx.packs_dir();
+  // The one rule `ptxbench prompt` uses too (cli/prompt_source.h), so it prints what is sent.
   agent::prompt_builder build = [tasks, packs_dir](const task& t, const target_info& target,
                                                    const std::string& variant) -> result<agent::prompt_pair> {
-    if (variant == agent::k_builtin_variant) return agent::builtin_prompt(t, target, variant);
-    auto r = prompts::render_prompt(*tasks, t, variant, target, packs_dir);
+    auto r = render_task_prompt(*tasks, t, variant, target, packs_dir);
     if (!r) return r.err();
     return agent::prompt_pair{r->system, r->user};
   };
   agent::variant_resolver resolve = [shared](const task& t, const target_info& target,
                                              const std::string& spec) -> result<std::string> {
-    if (spec == agent::k_builtin_variant) return spec;
-    const auto* pack = shared->find_pack(target.pack);
-    if (!pack) return make_error(fmt::format("packs/variants.json has no pack '{}' for target {}", target.pack, target.name));
-    auto v = prompts::find_variant(*pack, t.problem, spec);
-    if (!v) return v.err();
-    return v->name;
+    return resolve_variant_name(*shared, t, target, spec);
   };
   return std::make_pair(build, resolve);
 }
 
 status check_gpu_for(const std::string& evaluator, bool run_on_gpu, const target_info* target) {
-  if (evaluator == "pipeline" && run_on_gpu && target && target->verification == "runtime" &&
-      !std::filesystem::exists("/dev/nvidia0"))
-    return make_error(fmt::format("no NVIDIA GPU here (/dev/nvidia0 is missing) to evaluate {} kernels on; pass "
-                                  "--cpu-only to evaluate only the CPU stages (gates, build, static SASS)",
-                                  target->name));
+  if (evaluator != "pipeline" || !run_on_gpu || !target || target->verification != "runtime") return ok();
+  if (auto why = missing_gpu())
+    return make_error(fmt::format("{} to evaluate {} kernels on; pass --cpu-only to evaluate only the CPU stages "
+                                  "(gates, build, static SASS)",
+                                  *why, target->name));
   return ok();
 }
 

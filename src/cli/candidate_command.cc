@@ -1,10 +1,16 @@
 #include "cli/candidate_command.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "cli/gpu_presence.h"
+#include "cli/option_checks.h"
+#include "cli/output_paths.h"
 #include "cli/print_verdict.h"
 #include "core/file_io.h"
 #include "eval/pipeline.h"
@@ -21,9 +27,13 @@ constexpr std::size_t k_max_candidate_file = 16u << 20;
 
 result<solution> load_candidate(const std::string& file, const suite& s, const std::string& task_name,
                                 const std::string& target_name) {
+  const auto ext = fs::path(file).extension().string();
+  if (ext != ".json" && ext != ".cu")
+    return make_error(fmt::format("{}: expected a .cu kernel or a Solution .json file{}", file,
+                                  ext.empty() ? "" : ", not a " + ext + " file"));
   auto text = read_text_file(file, k_max_candidate_file);
   if (!text) return text.err();
-  if (fs::path(file).extension() == ".json") {
+  if (ext == ".json") {
     auto j = parse_json(*text, file);
     if (!j) return j.err();
     auto sol = solution_from_json(*j, file);
@@ -33,6 +43,10 @@ result<solution> load_candidate(const std::string& file, const suite& s, const s
     if (sol->spec.language != "cuda" && sol->spec.language != "cpp")
       return make_error(fmt::format("{}: language '{}' is not supported (cuda or cpp)", file, sol->spec.language));
     if (auto binding = binding_of(*sol); !binding) return binding.err().with_context(file);
+    // nvcc builds the .cu sources; a Solution without one has nothing to build.
+    if (std::none_of(sol->sources.begin(), sol->sources.end(),
+                     [](const source_file& f) { return fs::path(f.path).extension() == ".cu"; }))
+      return make_error(fmt::format("{}: sources: no .cu file among them (nvcc builds .cu sources)", file));
     return sol;
   }
   const task* t = s.find_task(task_name);
@@ -53,15 +67,30 @@ int severity(exit_status s) {
 }  // namespace
 
 void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
-  cmd.add_option("kernels", opts.files, "candidate kernel .cu files or Solution .json files")->required();
+  cmd.add_option("kernels", opts.files, "candidate kernel .cu files or Solution .json files")
+      ->required()
+      ->default_str("");
   cmd.add_option("--task", opts.task, "task name (see `ptxbench tasks`); optional for a Solution JSON");
   cmd.add_option("--target", opts.target, "target GPU: h100, h200 or b200")->capture_default_str();
   cmd.add_flag("--json", opts.json, "print the verdict as JSON (an array for several candidates)");
-  cmd.add_option("--out", opts.out, "also write the JSON verdict(s) to this file");
-  cmd.add_option("--compile-timeout", opts.compile_timeout_s, "seconds before nvcc is stopped")->capture_default_str();
+  cmd.add_option("--out", opts.out, "also write the JSON verdict(s) to this file")->each([&opts](const std::string&) {
+    opts.out_given = true;
+  });
+  cmd.add_option("--compile-timeout", opts.compile_timeout_s, "seconds before nvcc is stopped")->check(timeout_seconds());
 }
 
 exit_status run_candidates(const context& ctx, const candidate_options& opts, bool run_on_gpu) {
+  if (opts.out_given)
+    if (auto st = check_output_file(opts.out, "--out"); !st) return report_error(st.err().message, exit_status::usage);
+  if (auto st = check_output_dir(ctx.cache_dir.string(), ctx.cache_dir_named_by); !st)
+    return report_error(st.err().message, exit_status::usage);
+  if (!opts.gpu.harness.empty()) {
+    std::error_code ec;
+    if (!fs::is_regular_file(opts.gpu.harness, ec))
+      return report_error(fmt::format("--harness {}: no such file", opts.gpu.harness.string()), exit_status::usage);
+    if (::access(opts.gpu.harness.c_str(), X_OK) != 0)
+      return report_error(fmt::format("--harness {}: not executable", opts.gpu.harness.string()), exit_status::usage);
+  }
   // The suite is loaded once per process; every request carries the task and target it resolved to.
   auto s = load_suite(ctx.suite_dir());
   if (!s) return report_error(s.err().message, exit_status::usage);
@@ -95,6 +124,13 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
     if (!p) return report_error(fmt::format("{}: {}", file, p.err().message), exit_status::usage);
     requests.push_back({p->t, p->target, std::move(*candidate), run_on_gpu});
   }
+  // Decided here, before any build: without a GPU the harness could only fail with a CUDA error.
+  if (run_on_gpu && std::any_of(requests.begin(), requests.end(), [](const eval_request& r) {
+        return r.target->verification == "runtime";
+      }))
+    if (auto why = missing_gpu())
+      return report_error(*why + "; `ptxbench check` runs the CPU stages (gates, build, static SASS)",
+                          exit_status::infra);
   auto verdicts = evaluator->evaluate_batch(requests);
   ordered_json all = ordered_json::array();
   exit_status worst = exit_status::ok;
@@ -118,7 +154,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
   }
   ordered_json out = opts.files.size() == 1 ? all[0] : all;
   if (opts.json) std::puts(out.dump(2).c_str());
-  if (!opts.out.empty())
+  if (opts.out_given)
     if (auto st = write_file_atomic(opts.out, out.dump(2) + "\n"); !st) return report_error(st.err().message, exit_status::infra);
   return worst;
 }

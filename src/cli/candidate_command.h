@@ -18,6 +18,7 @@ struct candidate_options {
   std::string target = "h200";
   bool json = false;
   std::string out;                 ///< also write the JSON here
+  bool out_given = false;          ///< --out was on the command line (an empty --out is refused)
   double compile_timeout_s = 180;
   gpu_options gpu;
 };

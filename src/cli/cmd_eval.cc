@@ -2,6 +2,7 @@
 // gate → build → link gate → static SASS → sanitize → correctness → timing → dynamic check.
 #include "cli/candidate_command.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 
 namespace ptxbench::cli {
 
@@ -12,40 +13,42 @@ void add_eval_command(CLI::App& app, context& ctx) {
   auto& g = opts->gpu;
   auto no_sanitize = std::make_shared<bool>(false), no_dynamic = std::make_shared<bool>(false),
        no_sandbox = std::make_shared<bool>(false);
-  cmd->add_option("--device", g.device, "CUDA device ordinal")->capture_default_str();
-  cmd->add_option("--warmup", g.warmup, "untimed (reference, candidate) pairs before timing")->capture_default_str();
-  cmd->add_option("--iterations", g.iterations, "timed (reference, candidate) pairs")->capture_default_str();
-  cmd->add_option("--input-sets", g.input_sets, "rotating input sets (0: enough for 2x L2, at least 3)");
+  cmd->add_option("--device", g.device, "CUDA device ordinal")->check(whole_number(0, 1023));
+  cmd->add_option("--warmup", g.warmup, "untimed (reference, candidate) pairs before timing")
+      ->check(whole_number(0, 100000));
+  cmd->add_option("--iterations", g.iterations, "timed (reference, candidate) pairs")->check(whole_number(1, 100000));
+  cmd->add_option("--input-sets", g.input_sets, "rotating input sets (0: enough for 2x L2, at least 3)")
+      ->check(whole_number(0, 1000));
   cmd->add_option("--rule", g.rule, "correctness rule: allclose (|d| <= atol + rtol*|ref|) or upstream_and "
                                     "(fails only if |d| > atol and |d|/|ref| > rtol)")
-      ->check(CLI::IsMember({"allclose", "upstream_and"}))
-      ->capture_default_str();
+      ->check(CLI::IsMember({"allclose", "upstream_and"}));
   cmd->add_flag("--no-sanitize", *no_sanitize, "skip the compute-sanitizer stage");
   cmd->add_option("--sanitizer-tools", g.sanitizer_tools, "comma list of memcheck, racecheck, synccheck, initcheck")
-      ->capture_default_str();
+      ->check(comma_list_of({"memcheck", "racecheck", "synccheck", "initcheck"}));
   cmd->add_flag("--no-dynamic-check", *no_dynamic, "skip the runtime target-instruction count (Nsight Compute)");
   cmd->add_flag("--no-sandbox", *no_sandbox,
                 "run candidates unconfined (to diagnose a GPU host only; every verdict records it)");
-  cmd->add_option("--call-timeout", g.call_timeout_s, "seconds one candidate call may take")->capture_default_str();
+  cmd->add_option("--call-timeout", g.call_timeout_s, "seconds one candidate call may take")->check(timeout_seconds());
   cmd->add_option("--sanitize-timeout", g.sanitize_timeout_s, "seconds one call may take under compute-sanitizer")
-      ->capture_default_str();
+      ->check(timeout_seconds());
   cmd->add_option("--profile-timeout", g.profile_timeout_s, "seconds the profiled call may take under Nsight Compute")
-      ->capture_default_str();
+      ->check(timeout_seconds());
   cmd->add_option("--timing-channel", g.timing_channel,
                   "how the harness times a call: shared_memory (spin-polled shared page, tens of microseconds) or "
                   "socket (the older JSON round trip, ~1 ms)")
-      ->check(CLI::IsMember({"shared_memory", "socket"}))
-      ->capture_default_str();
+      ->check(CLI::IsMember({"shared_memory", "socket"}));
   auto no_tamper_check = std::make_shared<bool>(false);
   cmd->add_flag("--no-tamper-check", *no_tamper_check,
                 "diagnosis: record the launch audit's findings instead of failing the call (\"measurement tampered\")");
-  cmd->add_option("--seed", g.seed, "base seed for inputs (0: draw one; always recorded in the verdict)");
+  cmd->add_option("--seed", g.seed, "base seed for inputs (0: draw one; always recorded in the verdict)")
+      ->check(seed_value());
   cmd->add_option("--harness", g.harness, "ptxbench-harness executable (default: beside ptxbench)");
   auto min_coverage = std::make_shared<double>(-1);
   cmd->add_option("--min-coverage", *min_coverage,
                   "target-correct also needs a required family to do this share of the task's work, e.g. 0.9 "
-                  "(default: off, the paper's rule)")
-      ->check(CLI::Range(0.0, 100.0));
+                  "(off by default: the paper's rule)")
+      ->check(share())
+      ->default_str("off");
   cmd->callback([&ctx, opts, no_sanitize, no_dynamic, no_sandbox, min_coverage, no_tamper_check]() {
     opts->gpu.sandbox = !*no_sandbox;
     opts->gpu.tamper_check = !*no_tamper_check;

@@ -7,6 +7,7 @@
 #include "adapt/pairs.h"
 #include "adapt/repair.h"
 #include "agent/provider_factory.h"
+#include "cli/option_checks.h"
 #include "cli/agent_setup.h"
 #include "cli/commands.h"
 #include "cli/fixit_common.h"
@@ -162,8 +163,10 @@ void add_fixit_command(CLI::App& app, context& ctx) {
   auto* mine = fixit->add_subcommand("mine", "failed turns of runs (compile, runtime, numerical, timeout), capped per task");
   mine->add_option("runs", ma->runs, "run directories written by `ptxbench run`")->required();
   mine->add_option("--out", ma->out, "output directory (must not exist)")->required();
-  mine->add_option("--cap-per-definition", ma->cap, "at most N rows per task, spread over (error type, turn) strata (upstream: 33)");
-  mine->add_option("--seed", ma->seed, "seed of the stratified selection")->capture_default_str();
+  mine->add_option("--cap-per-definition", ma->cap, "at most N rows per task, spread over (error type, turn) strata (upstream: 33)")
+      ->check(whole_number(0, 1'000'000'000))
+      ->default_str("off");
+  mine->add_option("--seed", ma->seed, "seed of the stratified selection")->check(seed_value());
   mine->add_option("--variants", ma->variants, "keep only these prompt variants (comma-separated)");
   mine->add_option("--turns", ma->turns, "keep only these turns, 0-based (e.g. 0-4; upstream: turns below 5)");
   mine->add_option("--tasks", ma->tasks, "keep only these tasks (comma-separated)");
@@ -177,12 +180,12 @@ void add_fixit_command(CLI::App& app, context& ctx) {
   add_model_options(*repair, ra->model);
   add_evaluator_options(*repair, ra->eval);
   repair->add_option("--target", ra->target, "target GPU (default: the one the mined rows share)");
-  repair->add_option("--turns", ra->turns, "turns per repair trajectory")->capture_default_str()->check(CLI::PositiveNumber);
+  repair->add_option("--turns", ra->turns, "turns per repair trajectory")->check(whole_number(1, 1000));
   repair->add_option("--target-speedup", ra->target_speedup, "stop a repair once a target-correct kernel reaches this speedup")
-      ->capture_default_str();
+      ->check(positive_number(1e6));
   repair->add_option("--history", ra->history, "full, latest-pair or budget")->capture_default_str();
-  repair->add_option("--parallel", ra->parallel, "repairs at once")->capture_default_str()->check(CLI::PositiveNumber);
-  repair->add_option("--seed", ra->seed, "base seed of the per-repair seeds")->capture_default_str();
+  repair->add_option("--parallel", ra->parallel, "repairs at once")->check(whole_number(1, 1024));
+  repair->add_option("--seed", ra->seed, "base seed of the per-repair seeds")->check(seed_value());
   repair->add_flag("-q,--quiet", ra->quiet, "no progress output");
   repair->callback([&ctx, ra]() { ctx.exit = repair_command(*ra, ctx); });
 
@@ -192,10 +195,14 @@ void add_fixit_command(CLI::App& app, context& ctx) {
   pairs->add_option("--out", pa->out, "output directory (must not exist)")->required();
   pairs->add_option("--mined", pa->mined, "the mined directory (default: the one each repair run names)");
   pairs->add_flag("--require-target", pa->require_target, "only repairs verified to execute a required instruction family");
-  pairs->add_option("--min-speedup", pa->min_speedup, "only repairs at least this fast against the vendor library");
+  pairs->add_option("--min-speedup", pa->min_speedup, "only repairs at least this fast against the vendor library")
+      ->check(number_in(0, 1e6))
+      ->default_str("off");
   pairs->add_option("--select", pa->select, "all correct repair turns, the first, or the fastest per wrong kernel")->capture_default_str();
-  pairs->add_option("--cap-per-definition", pa->cap, "at most N pairs per task after de-duplication (post-balancing)");
-  pairs->add_option("--seed", pa->seed, "seed of the post-balancing selection")->capture_default_str();
+  pairs->add_option("--cap-per-definition", pa->cap, "at most N pairs per task after de-duplication (post-balancing)")
+      ->check(whole_number(0, 1'000'000'000))
+      ->default_str("off");
+  pairs->add_option("--seed", pa->seed, "seed of the post-balancing selection")->check(seed_value());
   pairs->callback([&ctx, pa, pairs]() { ctx.exit = pairs_command(*pa, command_line(*pairs, {"ptxbench", "fixit", "pairs"})); });
 
   add_reason_subcommand(*fixit, ctx, "fixit", "directory written by `ptxbench fixit pairs`");

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "adapt/kernelgen.h"
+#include "cli/option_checks.h"
 #include "cli/commands.h"
 #include "cli/fixit_common.h"
 
@@ -48,12 +49,16 @@ void add_kernelgen_command(CLI::App& app, context& ctx) {
   collect->add_option("runs", a->runs, "run directories of the teacher (`ptxbench run`)")->required();
   collect->add_option("--out", a->out, "output directory (must not exist)")->required();
   collect->add_flag("--require-target", a->require_target, "only kernels verified to execute a required instruction family");
-  collect->add_option("--min-speedup", a->min_speedup, "only kernels at least this fast against the vendor library");
+  collect->add_option("--min-speedup", a->min_speedup, "only kernels at least this fast against the vendor library")
+      ->check(number_in(0, 1e6))
+      ->default_str("off");
   collect->add_option("--select", a->select, "all correct turns, or the first / fastest per trajectory")->capture_default_str();
   collect->add_option("--variants", a->variants, "keep only these prompt variants (comma-separated)");
   collect->add_option("--tasks", a->tasks, "keep only these tasks (comma-separated)");
-  collect->add_option("--cap-per-definition", a->cap, "at most N kernels per task (seeded, stratified by turn)");
-  collect->add_option("--seed", a->seed, "seed of the capped selection")->capture_default_str();
+  collect->add_option("--cap-per-definition", a->cap, "at most N kernels per task (seeded, stratified by turn)")
+      ->check(whole_number(0, 1'000'000'000))
+      ->default_str("off");
+  collect->add_option("--seed", a->seed, "seed of the capped selection")->check(seed_value());
   collect->callback([&ctx, a, collect]() {
     ctx.exit = collect_command(*a, command_line(*collect, {"ptxbench", "kernelgen", "collect"}));
   });

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/metrics_inputs.h"
+#include "cli/output_paths.h"
 #include "metrics/aggregate.h"
 #include "metrics/arms.h"
 #include "metrics/metrics_csv.h"
@@ -39,6 +40,7 @@ ordered_json meta_json(const metrics_args& a, const metrics::loaded_inputs& in, 
 }
 
 exit_status run_metrics(const metrics_args& a) {
+  if (auto st = check_output_dir(a.out, "--out"); !st) return report_error(st.err().message, exit_status::usage);
   auto in = load_metrics_inputs(a.input);
   if (!in) return report_error(in.err().message, exit_status::usage);
   metrics::metrics_options opt;

@@ -6,6 +6,7 @@
 
 #include "adapt/reason.h"
 #include "agent/provider_factory.h"
+#include "cli/option_checks.h"
 #include "cli/commands.h"
 #include "cli/fixit_common.h"
 
@@ -61,14 +62,15 @@ void add_reason_subcommand(CLI::App& parent, context& ctx, const std::string& co
   cmd->add_option("source", a->source, source_help)->required();
   cmd->add_option("--out", a->out, "output directory; re-run the same command to resume")->required();
   add_model_options(*cmd, a->model);
-  cmd->add_option("--min-chars", a->rules.min_chars, "shortest rationale accepted")->capture_default_str();
-  cmd->add_option("--max-chars", a->rules.max_chars, "longest rationale accepted")->capture_default_str();
+  cmd->add_option("--min-chars", a->rules.min_chars, "shortest rationale accepted")->check(whole_number(0, 100'000'000));
+  cmd->add_option("--max-chars", a->rules.max_chars, "longest rationale accepted")->check(whole_number(1, 100'000'000));
   cmd->add_option("--max-attempts", a->rules.max_attempts, "replies asked for per row, retries included")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 100));
   cmd->add_option("--max-quoted-lines", a->rules.max_quoted_lines,
-                  "lines of the working kernel a rationale may repeat verbatim")->capture_default_str();
+                  "lines of the working kernel a rationale may repeat verbatim")
+      ->check(whole_number(0, 1'000'000));
   cmd->add_option("--forbid", a->forbid, "more strings a rationale must not contain (comma-separated)");
-  cmd->add_option("--parallel", a->parallel, "rows at once")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--parallel", a->parallel, "rows at once")->check(whole_number(1, 1024));
   cmd->add_flag("-q,--quiet", a->quiet, "no progress output");
   cmd->callback([&ctx, a, command]() { ctx.exit = reason_command(*a, ctx, command); });
 }

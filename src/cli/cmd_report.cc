@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/metrics_inputs.h"
+#include "cli/output_paths.h"
 #include "core/file_io.h"
 #include "metrics/html_report.h"
 
@@ -19,6 +20,7 @@ struct report_args {
 };
 
 exit_status run_report(const report_args& a) {
+  if (auto st = check_output_file(a.out, "--out"); !st) return report_error(st.err().message, exit_status::usage);
   auto in = load_metrics_inputs(a.input);
   if (!in) return report_error(in.err().message, exit_status::usage);
   metrics::report_options opt;

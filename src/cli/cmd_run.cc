@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,8 @@
 #include "eval/pipeline.h"
 #include "prompts/prompt_renderer.h"
 #include "prompts/variant_manifest.h"
+#include "cli/option_checks.h"
+#include "cli/output_paths.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -56,6 +59,9 @@ std::vector<std::string> canonical_argv(const run_args& a) {
 }
 
 exit_status run_command(const run_args& a, const context& ctx, const std::vector<std::string>& argv) {
+  if (auto st = check_output_dir(a.out, "--out"); !st) return report_error(st.err().message, exit_status::usage);
+  if (auto st = check_output_dir(ctx.cache_dir.string(), ctx.cache_dir_named_by); !st)
+    return report_error(st.err().message, exit_status::usage);
   auto tasks = load_suite(ctx.suite_dir());
   if (!tasks) return report_error(tasks.err().message, exit_status::usage);
   auto resolved = resolve_model_choice({a.model, a.models_file, a.base_url, a.stream}, ctx);
@@ -97,18 +103,6 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   }
   if (o.tasks.empty()) return report_error("--tasks: no task selected", exit_status::usage);
   if (o.variants.empty()) return report_error("--variants: no variant selected", exit_status::usage);
-  if (model->api == agent::api_kind::replay) {
-    int replies = agent::replay_reply_count(model->replay_file);
-    if (replies == 0) {
-      auto check = agent::make_replay_provider(model->replay_file);
-      return report_error(check ? "replay file has no replies" : check.err().message, exit_status::usage);
-    }
-    if (replies < o.turns) {
-      std::fprintf(stderr, "ptxbench: replay: %s holds %d replies; running %d turns per trajectory\n",
-                   model->replay_file.c_str(), replies, replies);
-      o.turns = replies;
-    }
-  }
   agent::sweep_services s;
   s.tasks = &*tasks;
   s.model = &*model;
@@ -120,9 +114,19 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   if (!sup) return report_error(sup.err().message, exit_status::usage);
   if (auto st = apply_supervision(std::make_shared<const supervision::run_supervision>(std::move(*sup)), &*tasks, o, s); !st)
     return report_error(st.err().message, exit_status::usage);
+  // Every name is checked (tasks, target, variants, the model's label) before anything else is said.
+  auto variants = agent::resolve_task_variants(o, s);
+  if (!variants) return report_error(variants.err().message, exit_status::usage);
+  std::optional<int> replay_clamp;
+  if (model->api == agent::api_kind::replay) {
+    int replies = agent::replay_reply_count(model->replay_file);
+    if (replies == 0) {
+      auto check = agent::make_replay_provider(model->replay_file);
+      return report_error(check ? "replay file has no replies" : check.err().message, exit_status::usage);
+    }
+    if (replies < o.turns) replay_clamp = o.turns = replies;
+  }
   if (a.dry_run) {
-    auto variants = agent::resolve_task_variants(o, s);
-    if (!variants) return report_error(variants.err().message, exit_status::usage);
     auto plan = agent::expand_plan(o, *variants);
     for (const auto& item : plan)
       fmt::print("{:>4}  {}  (seed {})\n", item.index, (o.out_dir / item.file).string(), item.seed);
@@ -135,6 +139,10 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
     return report_error(gpu.err().message, exit_status::usage);
   auto factory = evaluator_factory_for(a.evaluator, a.fake_delay_ms, ctx);
   if (!factory) return report_error(factory.err().message, exit_status::usage);
+  // Said only once the command is accepted, so a refused command is one line.
+  if (replay_clamp && !a.quiet)
+    std::fprintf(stderr, "ptxbench: replay: %s holds %d replies; running %d turns per trajectory\n",
+                 model->replay_file.c_str(), *replay_clamp, *replay_clamp);
 
   const std::atomic<bool>* interrupted = install_interrupt_handler();
   agent::provider_options popts;
@@ -167,34 +175,41 @@ void add_run_command(CLI::App& app, context& ctx) {
   auto* cmd = app.add_subcommand("run", "run the multi-turn agent over tasks × prompt variants × trajectories");
   cmd->add_option("--model", args->model, "model name from the models file, replay:FILE, openai:ID, anthropic:ID or gemini:ID")
       ->required();
-  cmd->add_option("--tasks", args->tasks, "tasks, comma-separated, or 'all' (every ready task of the target)")->required();
+  cmd->add_option("--tasks", args->tasks, "tasks, comma-separated, or 'all' (every ready task of the target)")
+      ->required()
+      ->default_str("");
   cmd->add_option("--out", args->out, "run directory (plan.json, trajectories/, summary.json); re-run to resume")
       ->required();
-  cmd->add_option("--target", args->target, "target GPU (suite/targets.json)")->capture_default_str();
+  cmd->add_option("--target", args->target, "target GPU (suite/targets.json)");
   cmd->add_option("--variants", args->variants,
                   "prompt variants by name or index in each task's family (packs/variants.json), comma-separated; "
-                  "builtin-minimal = the pack-free built-in prompt")
-      ->capture_default_str();
-  cmd->add_option("--trajectories", args->trajectories, "trajectories per task and variant")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--turns", args->turns, "turns per trajectory")->capture_default_str()->check(CLI::PositiveNumber);
+                  "builtin-minimal = the pack-free built-in prompt");
+  cmd->add_option("--trajectories", args->trajectories, "trajectories per task and variant")->check(whole_number(1, 10000));
+  cmd->add_option("--turns", args->turns, "turns per trajectory")->check(whole_number(1, 1000));
   cmd->add_option("--target-speedup", args->target_speedup, "stop a trajectory when a target-correct kernel reaches this speedup")
-      ->capture_default_str();
-  cmd->add_option("--history", args->history, "what the model sees: full, latest-pair or budget")->capture_default_str();
-  cmd->add_option("--context-budget", args->context_budget, "prompt token budget (budget policy; default: the model's context window less its output)");
-  cmd->add_option("--parallel", args->parallel, "trajectories at once (model calls run concurrently)")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--gpus", args->gpus, "evaluation slots (GPUs); evaluations queue for a free one")->capture_default_str()->check(CLI::PositiveNumber);
+      ->check(positive_number(1e6));
+  cmd->add_option("--history", args->history, "what the model sees: full, latest-pair or budget");
+  cmd->add_option("--context-budget", args->context_budget, "prompt token budget (budget policy; default: the model's context window less its output)")
+      ->check(whole_number(1, 1'000'000'000))
+      ->default_str("");
+  cmd->add_option("--parallel", args->parallel, "trajectories at once (model calls run concurrently)")
+      ->check(whole_number(1, 1024));
+  cmd->add_option("--gpus", args->gpus, "evaluation slots (GPUs); evaluations queue for a free one")
+      ->check(whole_number(1, 256));
   cmd->add_flag("--cpu-only", args->cpu_only, "evaluate only the CPU stages (gates, build, static SASS); the feedback says so");
-  cmd->add_option("--eval-retries", args->eval_retries, "extra attempts after an infrastructure failure")->capture_default_str();
+  cmd->add_option("--eval-retries", args->eval_retries, "extra attempts after an infrastructure failure")->check(whole_number(0, 100));
   cmd->add_option("--models-file", args->models_file, "models file (default: <root>/configs/models.json)");
   cmd->add_option("--base-url", args->base_url, "override the model's API base URL (vLLM, SGLang, llama.cpp servers)");
   cmd->add_flag("--stream", args->stream, "stream replies (server-sent events), as the models file's \"stream\": true");
-  cmd->add_option("--seed", args->seed, "base seed; each trajectory's seed derives from it")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "base seed; each trajectory's seed derives from it")->check(seed_value());
   cmd->add_flag("--dry-run", args->dry_run, "print the plan and exit");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
   add_supervision_options(cmd, args->supervision);
   // Test-only switches (docs/agent.md, "Testing"): a fake evaluator that makes verdicts up from markers.
   cmd->add_option("--evaluator", args->evaluator, "pipeline, or fake (tests only)")->group("");
-  cmd->add_option("--fake-eval-delay-ms", args->fake_delay_ms, "fake evaluator: milliseconds per evaluation")->group("");
+  cmd->add_option("--fake-eval-delay-ms", args->fake_delay_ms, "fake evaluator: milliseconds per evaluation")
+      ->check(whole_number(0, 3'600'000))
+      ->group("");
   cmd->callback([&ctx, args]() { ctx.exit = run_command(*args, ctx, canonical_argv(*args)); });
 }
 

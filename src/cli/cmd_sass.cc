@@ -2,13 +2,18 @@
 // SASS check of a built artifact (or a saved cuobjdump/nvdisasm listing) and, given an Nsight Compute
 // CSV, which families executed with predicate-on threads. Exit 0 when a required family is present
 // (and executed, with --ncu), 4 when not, 3 when the disassembler is missing here, 2 on bad input.
+#include <unistd.h>
+
 #include <cstdio>
-#include <fstream>
+#include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "core/file_io.h"
+#include "core/input_stream.h"
 #include "sass/disassembler.h"
 #include "sass/ncu_report.h"
 #include "sass/static_check.h"
@@ -19,6 +24,7 @@ namespace {
 
 struct sass_options {
   std::string file, target = "h200", ncu;
+  double wait_s = 30;
   std::vector<std::string> families;
   bool json = false;
 };
@@ -29,20 +35,32 @@ std::string counts_text(const sass::family_counts& c) {
   return out.empty() ? "-" : out;
 }
 
-bool is_elf(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  in.read(magic, 4);
-  return in.gcount() == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
-}
+bool is_elf(const std::string& bytes) { return bytes.size() >= 4 && bytes.compare(0, 4, "\x7f" "ELF") == 0; }
 
-// The disassembly text: run cuobjdump on an ELF file, read anything else as a saved listing.
-result<std::string> sass_text(const context& ctx, const std::string& file, exit_status& code) {
+// The disassembly text: a saved listing is used as it is; an ELF object goes through cuobjdump
+// (which needs a file: an object that came through a pipe is written to the cache's tmp/ first).
+result<std::string> sass_text(const context& ctx, const sass_options& o, exit_status& code) {
   code = exit_status::usage;
-  if (!is_elf(file)) return read_text_file(file, 256u << 20);
-  sass::disassembler_options o;
-  o.cuda_root = ctx.cuda_root;
-  auto d = sass::disassemble(file, o);
+  auto bytes = read_input(o.file, 256u << 20, o.wait_s);
+  if (!bytes) return bytes.err();
+  if (!is_elf(*bytes)) {
+    if (auto st = check_text(*bytes, o.file == "-" ? "standard input" : o.file); !st) return st.err();
+    return bytes;
+  }
+  std::filesystem::path object = o.file;
+  std::optional<std::filesystem::path> temporary;
+  if (std::error_code ec; o.file == "-" || !std::filesystem::is_regular_file(o.file, ec)) {
+    temporary = ctx.cache_dir / "tmp" / fmt::format("sass-input-{}.bin", ::getpid());
+    if (auto st = write_file_atomic(*temporary, *bytes); !st) {
+      code = exit_status::infra;
+      return st.err();
+    }
+    object = *temporary;
+  }
+  sass::disassembler_options d_opts;
+  d_opts.cuda_root = ctx.cuda_root;
+  auto d = sass::disassemble(object, d_opts);
+  if (temporary) std::filesystem::remove(*temporary);
   if (d.state == sass::disassembly_state::tool_missing) code = exit_status::infra;
   if (d.state == sass::disassembly_state::tool_failed) code = exit_status::infra;
   if (!d.ok())
@@ -85,7 +103,7 @@ exit_status run_sass(const context& ctx, sass_options o) {
     arch = t->arch;
   }
   exit_status code = exit_status::usage;
-  auto text = sass_text(ctx, o.file, code);
+  auto text = sass_text(ctx, o, code);
   if (!text) return report_error(text.err().message, code);
   auto fns = sass::parse_sass(*text);
   if (!fns) return report_error(fns.err().with_context(o.file).message, exit_status::usage);
@@ -95,8 +113,9 @@ exit_status run_sass(const context& ctx, sass_options o) {
   std::optional<sass::ncu_profile> profile;
   std::vector<std::string> ran;
   if (!o.ncu.empty()) {
-    auto csv = read_text_file(o.ncu, 256u << 20);
+    auto csv = read_input(o.ncu, 256u << 20, o.wait_s);
     if (!csv) return report_error(csv.err().message, exit_status::usage);
+    if (auto st = check_text(*csv, o.ncu); !st) return report_error(st.err().message, exit_status::usage);
     auto p = sass::parse_ncu_csv(*csv);
     if (!p) return report_error(p.err().with_context(o.ncu).message, exit_status::usage);
     profile = std::move(*p);
@@ -136,12 +155,16 @@ void add_sass_command(CLI::App& app, context& ctx) {
   auto* cmd = app.add_subcommand("sass", "static SASS check of a built kernel; with --ncu, which families executed");
   auto o = std::make_shared<sass_options>();
   cmd->add_option("file", o->file, "a .so, .cubin or executable (run through cuobjdump -sass), or a saved "
-                                   "cuobjdump/nvdisasm listing")->required();
-  cmd->add_option("--target", o->target, "target whose required families and arch apply (default h200)");
+                                   "cuobjdump/nvdisasm listing; '-' (or /dev/stdin, a pipe, a FIFO) reads a stream")
+      ->required();
+  cmd->add_option("--target", o->target, "target whose required families and arch apply");
   cmd->add_option("--families", o->families, "required families instead of the target's, e.g. GMMA,TMA")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->default_str("");
   cmd->add_option("--ncu", o->ncu, "Nsight Compute CSV (per-opcode details or source page) of a run");
   cmd->add_flag("--json", o->json, "machine-readable output");
+  cmd->add_option("--wait", o->wait_s, "seconds to wait for data from a stream before giving up")
+      ->check(positive_number(3600, "seconds"));
   cmd->callback([&ctx, o]() { ctx.exit = run_sass(ctx, *o); });
 }
 

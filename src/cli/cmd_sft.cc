@@ -13,6 +13,7 @@
 #include "adapt/sft_export.h"
 #include "adapt/staged_dir.h"
 #include "agent/provider_factory.h"
+#include "cli/option_checks.h"
 #include "cli/commands.h"
 #include "cli/fixit_common.h"
 #include "core/file_io.h"
@@ -279,8 +280,11 @@ void add_sft_command(CLI::App& app, context& ctx) {
   ex->add_option("--chat-template", ea->tok.chat_template,
                  "auto (from tokenizer_config.json beside the tokenizer, else chatml), chatml, qwen3 or llama3")
       ->capture_default_str();
-  ex->add_option("--max-tokens", ea->max_tokens, "drop rows whose rendering is longer (never truncated)")->capture_default_str();
-  ex->add_option("--shuffle-seed", ea->shuffle_seed, "write the rows in a seeded order (default: by id)");
+  ex->add_option("--max-tokens", ea->max_tokens, "drop rows whose rendering is longer (never truncated)")
+      ->check(whole_number(1, 1'000'000'000));
+  ex->add_option("--shuffle-seed", ea->shuffle_seed, "write the rows in a seeded order (default: by id)")
+      ->check(whole_number(0, INT64_MAX))
+      ->default_str("off");
   ex->callback([&ctx, ea, ex]() { ctx.exit = export_command(*ea, ctx, command_line(*ex, {"ptxbench", "sft", "export"})); });
 
   auto ra = std::make_shared<recipe_args>();
@@ -296,7 +300,7 @@ void add_sft_command(CLI::App& app, context& ctx) {
   rc->add_option("--tokenizer", ra->tok.tokenizer, "the target model's tokenizer.json (default: the cl100k fallback)");
   rc->add_option("--chat-template", ra->tok.chat_template, "override the recipe's chat template")->capture_default_str();
   add_evaluator_options(*rc, ra->eval);
-  rc->add_option("--parallel", ra->parallel, "repairs / rationales at once")->capture_default_str()->check(CLI::PositiveNumber);
+  rc->add_option("--parallel", ra->parallel, "repairs / rationales at once")->check(whole_number(1, 1024));
   rc->add_flag("-q,--quiet", ra->quiet, "no progress output");
   rc->callback([&ctx, ra]() { ctx.exit = recipe_command(*ra, ctx); });
 }

@@ -75,6 +75,8 @@ void add_tasks_command(CLI::App& app, context& ctx) {
   auto* show = cmd->add_subcommand("show", "print the task definition JSON the model will see, with concrete axes");
   auto name = std::make_shared<std::string>();
   show->add_option("name", *name, "task name")->required();
+  // The model's view is JSON already; --json is accepted here too, as on `tasks` and every other command.
+  show->add_flag("--json", *json, "machine-readable output (the same JSON: it is what the model sees)");
 
   cmd->callback([&ctx, cmd, show, json, name]() {
     auto s = load_suite(ctx.suite_dir());

@@ -16,6 +16,8 @@ context make_context() {
   ctx.root = env_or("PTXBENCH_ROOT", PTXBENCH_SOURCE_ROOT);
   std::string home = env_or("HOME", "/tmp");
   ctx.cache_dir = env_or("PTXBENCH_CACHE", env_or("XDG_CACHE_HOME", home + "/.cache") + "/ptxbench");
+  const char* cache_env = std::getenv("PTXBENCH_CACHE");
+  ctx.cache_dir_named_by = cache_env && *cache_env ? "PTXBENCH_CACHE" : "cache folder";
 #ifdef PTXBENCH_CUDA_ROOT
   ctx.cuda_root = env_or("CUDA_HOME", PTXBENCH_CUDA_ROOT);
 #else

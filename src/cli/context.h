@@ -11,6 +11,8 @@ namespace ptxbench::cli {
 struct context {
   std::filesystem::path root;       ///< holds suite/, packs/, include/ (PTXBENCH_ROOT or the source tree)
   std::filesystem::path cache_dir;  ///< build cache (PTXBENCH_CACHE or ~/.cache/ptxbench)
+  /// Who chose cache_dir, for messages about it: "--cache-dir", "PTXBENCH_CACHE" or "cache folder".
+  std::string cache_dir_named_by;
   std::filesystem::path cuda_root;  ///< CUDA toolkit (CUDA_HOME, else the one found at build time)
   bool verbose = false;
   exit_status exit = exit_status::ok;

@@ -1,3 +1,4 @@
+#include "cli/option_checks.h"
 #include "cli/fixit_common.h"
 
 #include <cstdio>
@@ -17,11 +18,13 @@ void add_model_options(CLI::App& cmd, model_args& a) {
 }
 
 void add_evaluator_options(CLI::App& cmd, evaluator_args& a) {
-  cmd.add_option("--gpus", a.gpus, "evaluation slots (GPUs)")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd.add_option("--gpus", a.gpus, "evaluation slots (GPUs)")->check(whole_number(1, 256));
   cmd.add_flag("--cpu-only", a.cpu_only, "evaluate only the CPU stages (nothing can be correct then)");
-  cmd.add_option("--eval-retries", a.eval_retries, "extra attempts after an infrastructure failure")->capture_default_str();
+  cmd.add_option("--eval-retries", a.eval_retries, "extra attempts after an infrastructure failure")->check(whole_number(0, 100));
   cmd.add_option("--evaluator", a.evaluator, "pipeline, or fake (tests only)")->group("");
-  cmd.add_option("--fake-eval-delay-ms", a.fake_delay_ms, "fake evaluator: milliseconds per evaluation")->group("");
+  cmd.add_option("--fake-eval-delay-ms", a.fake_delay_ms, "fake evaluator: milliseconds per evaluation")
+      ->check(whole_number(0, 3'600'000))
+      ->group("");
 }
 
 void append_model_argv(const model_args& a, std::vector<std::string>& argv) {

@@ -1,7 +1,6 @@
 // ptxbench: parses the command line, dispatches to a subcommand and maps its outcome to an exit
 // code. Everything else lives in libptxbench.
 #include <cstdio>
-#include <algorithm>
 #include <exception>
 
 #include <fmt/format.h>
@@ -9,8 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/usage_hints.h"
 #include "core/build_info.h"
-#include "suite/task.h"
 
 using namespace ptxbench;
 
@@ -21,18 +20,16 @@ int main(int argc, char** argv) {
   const auto self = this_build();
   app.set_version_flag("--version", fmt::format("ptxbench {} (commit {})", self.version, self.git_commit));
   app.require_subcommand(1);
+  // Every option's default appears in --help (subcommands inherit this when they are added below).
+  app.option_defaults()->always_capture_default();
   app.add_option("--root", ctx.root, "folder holding suite/, packs/ and include/ (env PTXBENCH_ROOT)");
-  app.add_option("--cache-dir", ctx.cache_dir, "build cache folder (env PTXBENCH_CACHE)");
+  app.add_option("--cache-dir", ctx.cache_dir, "build cache folder (env PTXBENCH_CACHE)")
+      ->each([&ctx](const std::string&) { ctx.cache_dir_named_by = "--cache-dir"; });
   app.add_flag("-v,--verbose", ctx.verbose, "print progress and diagnostics on stderr");
   for (const auto& c : cli::all_commands()) c.add(app, ctx);
-  if (argc > 1 && argv[1][0] != '-') {
-    std::vector<std::string> names;
-    for (const auto& c : cli::all_commands()) names.push_back(c.name);
-    std::string first = argv[1];
-    if (std::find(names.begin(), names.end(), first) == names.end())
-      return to_int(cli::report_error(
-          unknown_name_message("command", first, names, "`ptxbench --help` lists them"), exit_status::usage));
-  }
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (auto hint = cli::misspelled_command(app, args))
+    return to_int(cli::report_error(*hint, exit_status::usage));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -42,7 +39,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return to_int(cli::report_error(e.what(), exit_status::usage));
+    return to_int(cli::report_error(cli::parse_error_message(app, args, e), exit_status::usage));
   } catch (const std::exception& e) {
     return to_int(cli::report_error(std::string("internal error: ") + e.what(), exit_status::infra));
   }

@@ -25,6 +25,8 @@ result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
   auto st = fs::status(path, ec);
   if (ec || !fs::exists(st)) return make_error(fmt::format("{}: no such file", path.string()));
   if (fs::is_directory(st)) return make_error(fmt::format("{}: is a directory, expected a file", path.string()));
+  if (!fs::is_regular_file(st))
+    return make_error(fmt::format("{}: is not a regular file (a FIFO, socket or device), expected a file", path.string()));
   auto size = fs::file_size(path, ec);
   if (ec) return make_error(fmt::format("{}: cannot read size: {}", path.string(), ec.message()));
   if (size > max_bytes) {

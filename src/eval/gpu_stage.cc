@@ -93,8 +93,10 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
   fs::path harness = config.gpu.harness.empty() ? self_dir() / "ptxbench-harness" : config.gpu.harness;
   fs::path runner = harness.parent_path() / "ptxbench-runner";
   if (!fs::exists(harness))
-    return make_error(fmt::format("{} not found: this build has no GPU harness (build with the CUDA toolkit)",
-                                  harness.string()));
+    return make_error(config.gpu.harness.empty()
+                          ? fmt::format("{} not found: this build has no GPU harness (build with the CUDA toolkit)",
+                                        harness.string())
+                          : fmt::format("harness {} not found", harness.string()));
   harness_job job;
   job.task_name = t.name;
   job.def = t.def;

@@ -100,6 +100,9 @@ result<solution> solution_from_json(const ordered_json& j, const std::string& pa
         continue;
       }
       if (!seen.insert(*p).second) errs.add(json_child(here, "path"), fmt::format("duplicate path \"{}\"", *p));
+      // The same rule as for a .cu file read from disk (core/file_io.h check_text): sources are text.
+      if (auto nul = c->find('\0'); nul != std::string::npos)
+        errs.add(json_child(here, "content"), fmt::format("binary content (NUL byte at offset {}), expected text", nul));
       s.sources.push_back({*p, *c});
     }
   }

@@ -55,6 +55,38 @@ TEST(ModelConfig, ResolvesPrefixesAndSuggestsNames) {
   EXPECT_NE(typo.err().message.find("did you mean 'GLM-5.2'"), std::string::npos) << typo.err().message;
 }
 
+// Issue 12: a base URL that cannot be one is refused before any call (it was retried six times and
+// ended the run as an API failure, exit 3).
+TEST(ModelConfig, ABaseUrlMustBeHttpWithAHost) {
+  model_catalog cat;
+  auto none = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  for (const std::string url : {"notaurl", "localhost:8000/v1", "ftp://x", "http://", "https:///v1", "http://a b"}) {
+    auto m = resolve_model("openai:qwen", cat, url);
+    ASSERT_TRUE(m) << url;
+    auto r = resolve_environment(*m, none, true);
+    ASSERT_FALSE(r) << url;
+    EXPECT_EQ(r.err().message, "--base-url '" + m->base_url +
+                                   "': expected an http:// or https:// URL with a host, e.g. http://localhost:8000/v1");
+  }
+  for (const std::string url : {"http://localhost:8000/v1", "HTTPS://api.example.com", "http://10.0.0.1:30000"}) {
+    auto m = resolve_model("openai:qwen", cat, url);
+    ASSERT_TRUE(m) << url;
+    EXPECT_TRUE(resolve_environment(*m, none, true)) << url;
+  }
+  // From the environment, the message names the variable.
+  auto m = resolve_model("openai:qwen", cat, "");
+  ASSERT_TRUE(m);
+  auto env = [](const std::string& n) -> std::optional<std::string> {
+    if (n == "OPENAI_BASE_URL") return std::string("localhost:8000");
+    if (n == "OPENAI_API_KEY") return std::string("k");
+    return std::nullopt;
+  };
+  auto r = resolve_environment(*m, env, false);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.err().message,
+            "OPENAI_BASE_URL 'localhost:8000': expected an http:// or https:// URL with a host, e.g. http://localhost:8000/v1");
+}
+
 TEST(ModelConfig, MissingKeyNamesTheVariableAndKeysAreNeverSerialised) {
   model_catalog cat;
   auto m = resolve_model("anthropic:claude-x", cat, "");

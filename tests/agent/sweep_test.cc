@@ -1,5 +1,6 @@
 // `ptxbench run` as a black box: kill -9 mid-sweep and resume, a refused key, replay, plan checks.
 // The binary talks to the scripted server in this process; the evaluator is the test-only fake.
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -68,6 +69,16 @@ class SweepTest : public ::testing::Test {
     return turns;
   }
 
+  int api_calls_on_disk() {
+    int calls = 0;
+    for (const auto& e : fs::directory_iterator(m_out / "trajectories")) {
+      if (e.path().extension() != ".json") continue;
+      auto t = trajectory::load(e.path());
+      if (t) calls += t->json()["info"]["model_stats"].value("api_calls", 0);
+    }
+    return calls;
+  }
+
   fake_llm_server m_server;
   fs::path m_bin, m_out;
 };
@@ -84,6 +95,8 @@ TEST_F(SweepTest, KillNineMidSweepThenTheSameCommandFinishesEveryTrajectoryExact
   ASSERT_TRUE(second.succeeded()) << describe_exit(second) << "\n" << second.err;
   int files = 0;
   for (const auto& e : fs::directory_iterator(m_out / "trajectories")) {
+    // A kill between a write's temporary file and its rename leaves one; the re-run removes it.
+    EXPECT_EQ(e.path().extension(), ".json") << e.path();
     auto t = trajectory::load(e.path());
     ASSERT_TRUE(t) << t.err().message;
     ++files;
@@ -98,9 +111,11 @@ TEST_F(SweepTest, KillNineMidSweepThenTheSameCommandFinishesEveryTrajectoryExact
     }
   }
   EXPECT_EQ(files, 12);
-  // Every turn asked the model once, plus at most the calls in flight when the kill landed.
+  // Every turn asked the model once, plus at most the calls in flight when the kill landed; and
+  // every call the server saw is counted in the trajectory files (none lost to the kill).
   EXPECT_GE(m_server.requests(), 48);
   EXPECT_LE(m_server.requests(), 48 + 4);
+  EXPECT_EQ(api_calls_on_disk(), m_server.requests());
   auto summary = parse_json(*read_text_file(m_out / "summary.json", 1 << 24), "summary");
   ASSERT_TRUE(summary);
   EXPECT_EQ((*summary)["totals"]["finished"], 12);
@@ -116,6 +131,66 @@ TEST_F(SweepTest, KillNineMidSweepThenTheSameCommandFinishesEveryTrajectoryExact
   ASSERT_TRUE(run) << run.err().message;
   EXPECT_EQ(run->trajectories.size(), 12u);
   EXPECT_EQ(metrics::run_records(*run).size(), 48u);
+}
+
+// kill -9 while the model is answering: the call was counted on disk before it was made, so the
+// resumed run reports every call the server answered, and names the lost one.
+TEST_F(SweepTest, AKillDuringAModelCallLeavesTheCallCounted) {
+  m_server.set_default_reply(k_plain_kernel);
+  m_server.set_delay_ms(6000);
+  auto args = argv(1, 2);
+  auto first = launch(args, 3.0);  // the first call is still waiting for its reply
+  ASSERT_TRUE(first.timed_out) << first.err;
+  ASSERT_EQ(m_server.requests(), 1);
+  EXPECT_EQ(api_calls_on_disk(), 1);
+  m_server.set_delay_ms(0);
+  auto second = launch(args, 60);
+  ASSERT_TRUE(second.succeeded()) << describe_exit(second) << "\n" << second.err;
+  EXPECT_EQ(turns_on_disk(), 2);
+  EXPECT_EQ(m_server.requests(), 3);
+  EXPECT_EQ(api_calls_on_disk(), 3);
+  auto t = trajectory::load(m_out / "trajectories" / "gemm_n7168_k5120__h200__base__t0.json");
+  ASSERT_TRUE(t);
+  const auto& interruptions = t->json()["info"]["ptxbench"]["interruptions"];
+  ASSERT_EQ(interruptions.size(), 1u);
+  EXPECT_EQ(interruptions[0]["kind"], "lost_call");
+  EXPECT_EQ(interruptions[0]["turn"], 0);
+  auto summary = parse_json(*read_text_file(m_out / "summary.json", 1 << 24), "summary");
+  ASSERT_TRUE(summary);
+  EXPECT_EQ((*summary)["totals"]["api_calls"], 3);
+}
+
+// kill -9 during an evaluation: the reply was saved before it was evaluated, so the resumed run
+// evaluates it again instead of paying for a new one, and the count matches the server's.
+TEST_F(SweepTest, AKillDuringAnEvaluationNeitherLosesNorRepeatsTheCall) {
+  m_server.set_default_reply(k_plain_kernel);
+  auto first = launch(argv(1, 2, {"--fake-eval-delay-ms", "8000"}), 3.0);
+  ASSERT_TRUE(first.timed_out) << first.err;
+  ASSERT_EQ(m_server.requests(), 1);
+  EXPECT_EQ(api_calls_on_disk(), 1);  // it was 0 before calls were recorded ahead of time
+  auto second = launch(argv(1, 2), 60);
+  ASSERT_TRUE(second.succeeded()) << describe_exit(second) << "\n" << second.err;
+  EXPECT_EQ(turns_on_disk(), 2);
+  EXPECT_EQ(m_server.requests(), 2);
+  EXPECT_EQ(api_calls_on_disk(), 2);
+}
+
+// Progress into a file (stderr is not a terminal here): a line per finished turn, as it happens.
+TEST_F(SweepTest, ALogGetsALinePerFinishedTurn) {
+  m_server.set_reply(0, "no code in this reply");
+  m_server.set_default_reply(k_plain_kernel);
+  auto args = argv(1, 2);
+  args.erase(std::find(args.begin(), args.end(), "-q"));
+  auto r = launch(args, 60);
+  ASSERT_TRUE(r.succeeded()) << describe_exit(r) << "\n" << r.err;
+  EXPECT_NE(r.err.find("gemm_n7168_k5120 base t0 turn 1/2: no_code\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("gemm_n7168_k5120 base t0 turn 2/2: passed, speedup 0.850x\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\033["), std::string::npos) << "terminal control codes in a log";
+  // The trajectory's line ends with the sweep's state; it is not printed a second time at the end.
+  const std::string state = "1/1 done, 0 running | turns 2/2";
+  auto first = r.err.find(state);
+  EXPECT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(state, first + 1), std::string::npos) << "the final state printed twice:\n" << r.err;
 }
 
 TEST_F(SweepTest, ARefusedKeyStopsTheSweepWithAMessageNamingTheVariable) {

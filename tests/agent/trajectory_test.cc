@@ -25,8 +25,12 @@ trajectory two_turns() {
 TEST(Trajectory, SavesAndLoadsInUpstreamsLayout) {
   auto dir = ptxbench::testing::make_temp_dir("traj");
   auto t = two_turns();
-  t.count_call(0.5);
-  t.count_call(std::nullopt);
+  t.begin_call({{"turn", 2}});
+  t.end_call(0.5, true);
+  t.begin_call({{"turn", 2}});
+  t.end_call(std::nullopt, true);
+  t.begin_call({{"turn", 2}});
+  t.end_call(std::nullopt, false);  // never sent: not a call
   ASSERT_TRUE(t.save(dir / "t.json"));
   auto loaded = trajectory::load(dir / "t.json");
   ASSERT_TRUE(loaded) << loaded.err().message;
@@ -35,6 +39,8 @@ TEST(Trajectory, SavesAndLoadsInUpstreamsLayout) {
   EXPECT_EQ(j["info"]["config"]["agent"]["step_limit"], 4);
   EXPECT_EQ(j["info"]["model_stats"]["api_calls"], 2);
   EXPECT_DOUBLE_EQ(j["info"]["model_stats"]["instance_cost"].get<double>(), 0.5);
+  EXPECT_EQ(j["info"]["model_stats"]["calls_without_cost"], 1);
+  EXPECT_FALSE(j["info"]["ptxbench"].contains("open_call"));
   EXPECT_EQ(j["info"]["ptxbench"]["seed"], 99);
   EXPECT_EQ(j["messages"][2]["role"], "assistant");
   EXPECT_EQ(j["messages"][5]["extra"]["turn"], 1);
@@ -77,6 +83,39 @@ TEST(Trajectory, TrimKeepsCompletedTurnsAndHandsBackAnInfraFailedReply) {
   EXPECT_TRUE(u.finished(2));
   EXPECT_FALSE(u.trim_to_completed());
   EXPECT_EQ(u.json()["messages"].size(), 6u);  // the exit message is gone
+}
+
+// A kill during a model call leaves the call open on disk: resume keeps it counted, with an unknown
+// cost, and says so; a kill during an evaluation leaves the reply, which resume evaluates again.
+TEST(Trajectory, AnOpenCallIsSettledAsLostAndASavedReplyIsHandedBack) {
+  auto dir = ptxbench::testing::make_temp_dir("traj");
+  auto t = two_turns();
+  t.begin_call({{"turn", 2}, {"started", "then"}});
+  ASSERT_TRUE(t.save(dir / "t.json"));
+  auto loaded = trajectory::load(dir / "t.json");
+  ASSERT_TRUE(loaded) << loaded.err().message;
+  EXPECT_EQ(loaded->json()["info"]["model_stats"]["api_calls"], 1);
+  EXPECT_TRUE(loaded->settle_lost_call("now"));
+  EXPECT_FALSE(loaded->settle_lost_call("again"));
+  const auto& j = loaded->json();
+  EXPECT_EQ(j["info"]["model_stats"]["api_calls"], 1);
+  EXPECT_EQ(j["info"]["model_stats"]["calls_without_cost"], 1);
+  ASSERT_EQ(j["info"]["ptxbench"]["interruptions"].size(), 1u);
+  EXPECT_EQ(j["info"]["ptxbench"]["interruptions"][0]["kind"], "lost_call");
+  EXPECT_EQ(j["info"]["ptxbench"]["interruptions"][0]["turn"], 2);
+  EXPECT_FALSE(j["info"]["ptxbench"].contains("open_call"));
+
+  auto u = two_turns();
+  u.append_reply(assistant(2));
+  ASSERT_TRUE(u.save(dir / "u.json"));
+  auto reread = trajectory::load(dir / "u.json");
+  ASSERT_TRUE(reread) << reread.err().message;
+  EXPECT_EQ(reread->completed_turns(), 2);
+  auto pending = reread->trim_to_completed();
+  ASSERT_TRUE(pending);
+  EXPECT_EQ((*pending)["content"], "reply 2");
+  EXPECT_EQ(reread->json()["messages"].size(), 6u);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

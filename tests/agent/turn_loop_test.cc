@@ -332,6 +332,49 @@ TEST_F(TurnLoopTest, FourScriptedRepliesThroughTheRealCheckMode) {
   EXPECT_NE(fb(3)["content"].get<std::string>().find("ptxas info"), std::string::npos) << fb(3)["content"];
 }
 
+// Defect 2 of issue 12, through the agent: under --cpu-only a kernel that can never run is not
+// "built". A whitespace-only block, a kernel without PTXBENCH_EXPORT, and exports for the wrong
+// tensors go through the real check-mode pipeline (the link gate reads the artifact's exports).
+TEST_F(TurnLoopTest, CpuOnlyTurnsOfKernelsThatCanNeverRunAreNotBuilt) {
+  auto tc = build::find_toolchain(PTXBENCH_CUDA_ROOT_FOR_TESTS);
+  if (!tc) GTEST_SKIP() << "needs nvcc: " << tc.err().message;
+  auto kernel_reply = [](const std::string& fixture_name) {
+    auto code = read_text_file(ptxbench::testing::fixtures_dir() / "kernels" / fixture_name, 1 << 20);
+    EXPECT_TRUE(code) << fixture_name;
+    return "Here is my kernel.\n```cuda\n" + (code ? *code : std::string()) + "```\n";
+  };
+  auto cache = ptxbench::testing::make_temp_dir("agent-cache");
+  eval::pipeline_config config;
+  config.root = ptxbench::testing::repo_root();
+  config.cache_dir = cache;
+  config.cuda_root = PTXBENCH_CUDA_ROOT_FOR_TESTS;
+  auto pipeline = eval::make_pipeline_evaluator(config);
+  m_server.set_reply(0, "```cuda\n  \n\t\n   \n```\n");  // a whitespace-only kernel
+  m_server.set_reply(1, kernel_reply("no_export.cu"));
+  m_server.set_reply(2, kernel_reply("wrong_arity_export.cu"));
+  m_server.set_reply(3, kernel_reply("wrong_dtype_export.cu"));
+  auto r = run(spec(4, false), pipeline.get());
+  std::filesystem::remove_all(cache);
+  ASSERT_EQ(r.end, trajectory_end::limits_exceeded) << r.message;
+  auto msgs = saved()["messages"];
+  auto label = [&](int k) { return msgs[3 + 2 * k]["extra"]["ptxbench"]["label"].get<std::string>(); };
+  auto content = [&](int k) { return msgs[3 + 2 * k]["content"].get<std::string>(); };
+  // Nothing to build in a block of blanks: the extractor finds no kernel, so the turn is no_code.
+  EXPECT_EQ(label(0), "no_code") << content(0);
+  EXPECT_NE(content(0).find("Could not extract a kernel from your response"), std::string::npos) << content(0);
+  EXPECT_EQ(label(1), "compile_error") << content(1);
+  EXPECT_NE(content(1).find("does not export ptxbench_entry_run"), std::string::npos) << content(1);
+  EXPECT_EQ(label(2), "incorrect_shape") << content(2);
+  EXPECT_NE(content(2).find("run is exported for 2 tensor(s) but the task passes 3"), std::string::npos) << content(2);
+  EXPECT_EQ(label(3), "incorrect_dtype") << content(3);
+  EXPECT_NE(content(3).find("exported as float32 but the task passes bfloat16"), std::string::npos) << content(3);
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_NE(label(k), "built") << k;
+    EXPECT_EQ(content(k).find("BUILT"), std::string::npos) << content(k);
+  }
+  for (const auto& report : m_reports) EXPECT_NE(report.label, eval_outcome::built);
+}
+
 }  // namespace
 }  // namespace ptxbench::agent
 

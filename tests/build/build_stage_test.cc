@@ -1,9 +1,11 @@
+#include <chrono>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "build/build_stage.h"
 #include "core/file_io.h"
+#include "core/file_lock.h"
 #include "test_support.h"
 
 namespace ptxbench::build {
@@ -83,6 +85,81 @@ TEST_F(BuildStage, ConcurrentBuildsOfTheSameSourceAgree) {
   int entries = 0;
   for (auto& e : std::filesystem::directory_iterator(m_cache / "builds")) { (void)e; ++entries; }
   EXPECT_EQ(entries, 1);
+}
+
+// Identical builds at once: the second waits for the first's key lock and takes its entry, so nvcc
+// runs once (exactly one result is a fresh build, the other a cache hit).
+TEST_F(BuildStage, IdenticalConcurrentBuildsRunNvccOnce) {
+  const std::string code = "__global__ void once(float* x) { x[threadIdx.x] = 3.0f; }\n";
+  result<build_result> a = make_error("not run"), b = make_error("not run");
+  std::thread t1([&] { a = build_candidate(request(code), m_tc); });
+  std::thread t2([&] { b = build_candidate(request(code), m_tc); });
+  t1.join();
+  t2.join();
+  ASSERT_TRUE(a.ok()) << a.err().message;
+  ASSERT_TRUE(b.ok()) << b.err().message;
+  EXPECT_EQ(int(a->cache_hit) + int(b->cache_hit), 1) << "nvcc ran " << 2 - int(a->cache_hit) - int(b->cache_hit)
+                                                      << " times";
+  EXPECT_EQ(a->shared_object, b->shared_object);
+  EXPECT_TRUE(std::filesystem::exists(m_cache / "locks" / (a->key + ".lock")));
+}
+
+// A truncated artifact in the cache (a full disk, a killed copy) no longer fails every later check
+// with a malformed ELF file: its sha256 no longer matches meta.json, so it is rebuilt.
+TEST_F(BuildStage, ATruncatedCachedArtifactIsRebuilt) {
+  auto first = build_candidate(request(k_kernel), m_tc);
+  ASSERT_TRUE(first.ok()) << first.err().message;
+  const auto so = first->shared_object;
+  auto whole = read_file(so, 1u << 30);
+  ASSERT_TRUE(whole.ok());
+  std::filesystem::resize_file(so, whole->size() / 2);
+  auto again = build_candidate(request(k_kernel), m_tc);
+  ASSERT_TRUE(again.ok()) << again.err().message;
+  EXPECT_FALSE(again->cache_hit) << "a damaged entry was served";
+  EXPECT_EQ(again->outcome, build_outcome::built);
+  auto rebuilt = read_file(again->shared_object, 1u << 30);
+  ASSERT_TRUE(rebuilt.ok());
+  EXPECT_EQ(rebuilt->size(), whole->size());
+  auto third = build_candidate(request(k_kernel), m_tc);
+  ASSERT_TRUE(third.ok());
+  EXPECT_TRUE(third->cache_hit);
+  // A changed cubin is caught the same way.
+  ASSERT_FALSE(third->cubins.empty());
+  ASSERT_TRUE(write_file_atomic(third->cubins[0], "not a cubin").ok());
+  auto fourth = build_candidate(request(k_kernel), m_tc);
+  ASSERT_TRUE(fourth.ok());
+  EXPECT_FALSE(fourth->cache_hit);
+}
+
+// Killed builds leave tmp/build-* folders: an old one nobody holds is removed on the next miss; an
+// old one whose .lock a live process holds, and a young one, are kept.
+TEST_F(BuildStage, StaleBuildFoldersAreRemovedAndLiveOnesKept) {
+  namespace fs = std::filesystem;
+  const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  auto make = [&](const std::string& name, bool age) {
+    fs::path dir = m_cache / "tmp" / name;
+    fs::create_directories(dir / "src");
+    EXPECT_TRUE(write_file_atomic(dir / "src" / "kernel.cu", k_kernel).ok());
+    if (age) fs::last_write_time(dir, old_time);
+    return dir;
+  };
+  fs::path stale = make("build-killed", true);
+  fs::path live = make("build-live", true);
+  fs::path young = make("build-young", false);
+  fs::path other = make("harness-x", true);
+  auto held = file_lock::acquire(live / ".lock", 0);  // this process plays the live builder
+  ASSERT_TRUE(held.has_value());
+  fs::last_write_time(live, old_time);
+  auto r = build_candidate(request("__global__ void fresh(float* x) { x[0] = 4.0f; }\n"), m_tc);
+  ASSERT_TRUE(r.ok()) << r.err().message;
+  EXPECT_FALSE(fs::exists(stale)) << "a killed build's folder stayed";
+  EXPECT_TRUE(fs::exists(live)) << "a live build's folder was removed";
+  EXPECT_TRUE(fs::exists(young));
+  EXPECT_TRUE(fs::exists(other)) << "only build-* folders are the build stage's";
+  held.reset();
+  auto removed = clean_stale_build_folders(m_cache, std::chrono::minutes(10));
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(removed[0], live);
 }
 
 TEST_F(BuildStage, TimeoutIsReportedAndNotCached) {

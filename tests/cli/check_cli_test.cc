@@ -44,6 +44,11 @@ TEST(CheckCli, CommentMentioningCudnnBuilds) {
   if (!have_nvcc()) GTEST_SKIP() << "needs nvcc";
   auto r = run_cli({"check", kernel("naive_gemm_sm90a.cu"), "--task", "gemm_n7168_k5120"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // Issue 12: the verdict line once read "verdict: built [—] ..."; the bracket (an empty FlashInfer
+  // status) is gone, and no status is shown for "built", where nothing ran.
+  EXPECT_NE(r.out.find("\nverdict: built — built; target instructions: "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("[—]"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("FlashInfer status"), std::string::npos) << r.out;
   auto j = check_json("naive_gemm_sm90a.cu");
   EXPECT_EQ(j["outcome"], "built");
   EXPECT_EQ(j["stages"][0]["outcome"], "passed");

@@ -9,15 +9,22 @@
 
 namespace ptxbench::testing {
 
-process_result run_cli(const std::vector<std::string>& args, double timeout_s) {
+process_result run_cli(const std::vector<std::string>& args, double timeout_s,
+                       const std::vector<std::pair<std::string, std::string>>& env) {
   static const std::string cache =
       (std::filesystem::temp_directory_path() / ("ptxbench-cli-cache-" + std::to_string(::getpid()))).string();
   std::vector<std::string> argv = {(bin_dir() / "ptxbench").string()};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run_process({.argv = argv,
-                      .env_overrides = {{"PTXBENCH_CACHE", cache}, {"PTXBENCH_ROOT", repo_root().string()}},
-                      .timeout_s = timeout_s});
+  std::vector<std::pair<std::string, std::string>> vars = {{"PTXBENCH_CACHE", cache},
+                                                           {"PTXBENCH_ROOT", repo_root().string()}};
+  for (const auto& [k, v] : env) {
+    auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& kv) { return kv.first == k; });
+    if (it != vars.end()) it->second = v; else vars.emplace_back(k, v);
+  }
+  return run_process({.argv = argv, .env_overrides = vars, .timeout_s = timeout_s});
 }
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 bool one_line(const std::string& text) {
   return !text.empty() && text.back() == '\n' && std::count(text.begin(), text.end(), '\n') == 1;

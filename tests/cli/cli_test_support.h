@@ -8,8 +8,13 @@
 
 namespace ptxbench::testing {
 
-/// Runs build/bin/ptxbench with args; PTXBENCH_CACHE points at a per-process temp cache.
-process_result run_cli(const std::vector<std::string>& args, double timeout_s = 300);
+/// Runs build/bin/ptxbench with args; PTXBENCH_CACHE points at a per-process temp cache. `env`
+/// adds variables or replaces these two.
+process_result run_cli(const std::vector<std::string>& args, double timeout_s = 300,
+                       const std::vector<std::pair<std::string, std::string>>& env = {});
+
+/// The first line of text, without its newline.
+std::string first_line(const std::string& text);
 
 /// True when stderr is exactly one line (a clear error, no stack trace).
 bool one_line(const std::string& text);

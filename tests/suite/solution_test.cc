@@ -44,6 +44,15 @@ TEST(Solution, DuplicatePathsAreRejected) {
   EXPECT_EQ(s.err().message, "solution.sources[1].path: duplicate path \"kernel.cu\"");
 }
 
+// The same rule as for a .cu file on disk: source content is text, so a NUL byte is refused.
+TEST(Solution, NulByteInSourceContentIsRejected) {
+  auto j = make_solution("kernel.cu");
+  j["sources"][0]["content"] = std::string("__global__ void k() {}\0", 23);
+  auto s = solution_from_json(j);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.err().message, "solution.sources[0].content: binary content (NUL byte at offset 22), expected text");
+}
+
 TEST(Solution, MissingEntryFileIsRejected) {
   auto s = solution_from_json(make_solution("kernel.cu", "main.cu::run"));
   ASSERT_FALSE(s.ok());

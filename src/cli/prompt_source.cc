@@ -1,0 +1,30 @@
+#include "cli/prompt_source.h"
+
+#include <fmt/format.h>
+
+#include "agent/prompt.h"
+
+namespace ptxbench::cli {
+
+result<std::string> resolve_variant_name(const prompts::variant_manifest& manifest, const task& t,
+                                         const target_info& target, const std::string& spec) {
+  if (spec == agent::k_builtin_variant) return spec;
+  const auto* pack = manifest.find_pack(target.pack);
+  if (!pack) return make_error(fmt::format("packs/variants.json has no pack '{}' for target {}", target.pack, target.name));
+  auto v = prompts::find_variant(*pack, t.problem, spec);
+  if (!v) return make_error(v.err().message + fmt::format(", or {} (no knowledge pack)", agent::k_builtin_variant));
+  return v->name;
+}
+
+result<prompts::rendered_prompt> render_task_prompt(const suite& s, const task& t, const std::string& variant,
+                                                    const target_info& target,
+                                                    const std::filesystem::path& packs_dir) {
+  if (variant != agent::k_builtin_variant) return prompts::render_prompt(s, t, variant, target, packs_dir);
+  auto p = agent::builtin_prompt(t, target, variant);
+  if (!p) return p.err();
+  prompts::rendered_prompt out{t.name, target.name, "none", t.problem, variant, p->system, p->user, {}};
+  out.parts = {{"builtin instructions", "instructions", p->system}, {"task", "user", p->user}};
+  return out;
+}
+
+}  // namespace ptxbench::cli
