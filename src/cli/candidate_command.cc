@@ -2,10 +2,13 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "cli/print_verdict.h"
+#include "cli/service_options.h"
+#include "serve/remote_evaluator.h"
 #include "core/file_io.h"
 #include "eval/pipeline.h"
 #include "suite/binding.h"
@@ -50,6 +53,39 @@ int severity(exit_status s) {
   }
 }
 
+// --remote: every candidate submitted to the service at once (each waits on its own thread), the
+// verdicts printed exactly as a local evaluation's.
+result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& opts, const std::vector<eval_request>& requests,
+                                                     std::vector<ordered_json>& records) {
+  serve::client_settings cs;
+  cs.url = opts.remote;
+  if (!opts.token_file.empty()) {
+    auto token = read_token_file(opts.token_file);
+    if (!token) return token.err();
+    cs.token = *token;
+  }
+  if (auto probe = serve::service_client::create(cs); !probe) return probe.err();
+  std::vector<result<verdict>> out(requests.size(), make_error("not evaluated"));
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    threads.emplace_back([&, i] {
+      auto client = serve::service_client::create(cs);
+      serve::remote_options ro;
+      ro.target = requests[i].target->name;
+      ro.bypass_cache = opts.bypass_cache;
+      auto response = serve::evaluate_remotely(**client, requests[i].candidate, requests[i].run_on_gpu, ro);
+      if (!response) {
+        out[i] = response.err();
+        return;
+      }
+      records[i] = response->value("ptxbench", ordered_json::object());
+      records[i].erase("verdict");
+      out[i] = serve::verdict_of_response(*response);
+    });
+  for (auto& t : threads) t.join();
+  return out;
+}
+
 }  // namespace
 
 void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
@@ -59,6 +95,9 @@ void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
   cmd.add_flag("--json", opts.json, "print the verdict as JSON (an array for several candidates)");
   cmd.add_option("--out", opts.out, "also write the JSON verdict(s) to this file");
   cmd.add_option("--compile-timeout", opts.compile_timeout_s, "seconds before nvcc is stopped")->capture_default_str();
+  cmd.add_option("--remote", opts.remote, "evaluate through a PTXBench service (http://HOST:PORT) instead of locally");
+  cmd.add_option("--token-file", opts.token_file, "--remote: a file holding the service's bearer token");
+  cmd.add_flag("--bypass-cache", opts.bypass_cache, "--remote: evaluate again even when the service has the verdict cached");
 }
 
 exit_status run_candidates(const context& ctx, const candidate_options& opts, bool run_on_gpu) {
@@ -95,7 +134,15 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
     if (!p) return report_error(fmt::format("{}: {}", file, p.err().message), exit_status::usage);
     requests.push_back({p->t, p->target, std::move(*candidate), run_on_gpu});
   }
-  auto verdicts = evaluator->evaluate_batch(requests);
+  std::vector<ordered_json> service_records(requests.size());
+  std::vector<result<verdict>> verdicts;
+  if (opts.remote.empty()) {
+    verdicts = evaluator->evaluate_batch(requests);
+  } else {
+    auto remote = evaluate_remote(opts, requests, service_records);
+    if (!remote) return report_error(remote.err().message, exit_status::usage);
+    verdicts = std::move(*remote);
+  }
   ordered_json all = ordered_json::array();
   exit_status worst = exit_status::ok;
   for (std::size_t i = 0; i < verdicts.size(); ++i) {
@@ -109,6 +156,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
     } else {
       all.push_back(to_json(*v));
       all.back()["file"] = file;
+      if (!service_records[i].is_null()) all.back()["service"] = service_records[i];
       if (!opts.json) std::fputs(verdict_text(*v, file, ctx.verbose).c_str(), stdout);
       if (opts.files.size() > 1 && !opts.json) std::fputs("\n", stdout);
       code = verdict_exit_status(*v);

@@ -20,6 +20,9 @@ struct candidate_options {
   std::string out;                 ///< also write the JSON here
   double compile_timeout_s = 180;
   gpu_options gpu;
+  std::string remote;      ///< evaluate through a service at this URL instead of locally
+  std::string token_file;  ///< its bearer token
+  bool bypass_cache = false;
 };
 
 /// Adds the options shared by check and eval to a subcommand.

@@ -14,6 +14,8 @@
 #include "agent/provider_factory.h"
 #include "agent/sweep.h"
 #include "cli/commands.h"
+#include "cli/service_options.h"
+#include "serve/remote_evaluator.h"
 #include "eval/pipeline.h"
 #include "prompts/prompt_renderer.h"
 #include "prompts/variant_manifest.h"
@@ -29,6 +31,7 @@ extern "C" void on_signal(int) {
 
 struct run_args {
   std::string model, models_file, base_url, out, target = "h200", history = "full", evaluator = "pipeline";
+  std::string evaluator_token_file;
   std::vector<std::string> tasks, variants = {"0", "1", "2"};
   int trajectories = 4, turns = 8, parallel = 4, gpus = 1, eval_retries = 1, fake_delay_ms = 0;
   double target_speedup = 1.2;
@@ -72,7 +75,23 @@ result<agent::evaluator_factory> evaluator_factory_for(const run_args& a, const 
       return eval::make_pipeline_evaluator(config);
     });
   }
-  return make_error(fmt::format("--evaluator {}: expected 'pipeline' (or 'fake', for tests)", a.evaluator));
+  if (a.evaluator.rfind("http://", 0) == 0) {
+    // A PTXBench service: evaluations are queued there; this machine needs no GPU.
+    serve::client_settings cs;
+    cs.url = a.evaluator;
+    if (!a.evaluator_token_file.empty()) {
+      auto token = read_token_file(a.evaluator_token_file);
+      if (!token) return token.err();
+      cs.token = *token;
+    }
+    if (auto probe = serve::service_client::create(cs); !probe) return probe.err();
+    cs.cancel = &g_interrupted;
+    return agent::evaluator_factory([cs](int) -> result<std::unique_ptr<evaluator>> {
+      return serve::make_remote_evaluator(cs, {});
+    });
+  }
+  return make_error(fmt::format("--evaluator {}: expected 'pipeline', a service URL http://HOST:PORT (or 'fake', for tests)",
+                                a.evaluator));
 }
 
 // Prompts from the knowledge packs (packs/variants.json through the prompt renderer); the variant
@@ -119,6 +138,7 @@ std::vector<std::string> canonical_argv(const run_args& a) {
   if (!a.base_url.empty()) argv.insert(argv.end(), {"--base-url", a.base_url});
   if (!a.models_file.empty()) argv.insert(argv.end(), {"--models-file", a.models_file});
   if (a.evaluator != "pipeline") argv.insert(argv.end(), {"--evaluator", a.evaluator});
+  if (!a.evaluator_token_file.empty()) argv.insert(argv.end(), {"--evaluator-token-file", a.evaluator_token_file});
   return argv;
 }
 
@@ -153,6 +173,8 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   if (a.context_budget > 0) o.context_budget_tokens = a.context_budget;
   o.parallel = a.parallel;
   o.gpus = a.gpus;
+  // A service queues evaluations itself: every trajectory may have one in flight.
+  if (a.evaluator.rfind("http://", 0) == 0) o.gpus = std::max(a.gpus, a.parallel);
   o.run_on_gpu = !a.cpu_only;
   o.eval_retries = a.eval_retries;
   o.seed = a.seed;
@@ -267,7 +289,10 @@ void add_run_command(CLI::App& app, context& ctx) {
   cmd->add_flag("--dry-run", args->dry_run, "print the plan and exit");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
   // Test-only switches (docs/agent.md, "Testing"): a fake evaluator that makes verdicts up from markers.
-  cmd->add_option("--evaluator", args->evaluator, "pipeline, or fake (tests only)")->group("");
+  cmd->add_option("--evaluator", args->evaluator,
+                  "pipeline (this machine's GPUs), or a PTXBench service URL http://HOST:PORT (`ptxbench serve`)")
+      ->capture_default_str();
+  cmd->add_option("--evaluator-token-file", args->evaluator_token_file, "the service's bearer token file");
   cmd->add_option("--fake-eval-delay-ms", args->fake_delay_ms, "fake evaluator: milliseconds per evaluation")->group("");
   cmd->callback([&ctx, args]() { ctx.exit = run_command(*args, ctx, canonical_argv(*args)); });
 }

@@ -14,6 +14,9 @@ const std::vector<command>& all_commands() {
       {"metrics", "turn/trajectory correctness rates, best speedups and Fast_p from trajectories or upstream data",
        add_metrics_command},
       {"report", "one self-contained HTML report (tables, Fast_p and speedup curves, turn strips)", add_report_command},
+      {"serve", "the evaluation service: upstream-compatible HTTP API over a durable job queue", add_serve_command},
+      {"worker", "a worker of the evaluation service (CPU stages or GPU stages)", add_worker_command},
+      {"jobs", "the evaluation service's queue: depth, workers, throughput, slowest jobs", add_jobs_command},
   };
   return table;
 }

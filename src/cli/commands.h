@@ -30,5 +30,8 @@ void add_prompt_command(CLI::App& app, context& ctx);
 void add_run_command(CLI::App& app, context& ctx);
 void add_metrics_command(CLI::App& app, context& ctx);
 void add_report_command(CLI::App& app, context& ctx);
+void add_serve_command(CLI::App& app, context& ctx);
+void add_worker_command(CLI::App& app, context& ctx);
+void add_jobs_command(CLI::App& app, context& ctx);
 
 }  // namespace ptxbench::cli
