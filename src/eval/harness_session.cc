@@ -74,17 +74,19 @@ result<std::unique_ptr<harness_session>> harness_session::start(const task& t, c
                   : "the harness sent something other than ready: " + line->line.substr(0, 200);
   }
   std::string tail = s->log_tail();
-  s->close(problem);
+  s->close(problem, false);
   return make_error(tail.empty() ? problem : fmt::format("{} ({})", problem, tail));
 }
 
-harness_session::~harness_session() { close("session ended"); }
+harness_session::~harness_session() { close("session ended", true); }
 
-void harness_session::close(const std::string& why) {
+void harness_session::close(const std::string& why, bool graceful) {
   if (m_closed_because.empty()) m_closed_because = why;
   if (m_to >= 0) ::close(m_to);  // end of input: a healthy harness exits by itself
   m_to = -1;
-  if (m_pid > 0) stop_child(m_pid, SIGCONT, 3000);  // SIGCONT is harmless; the wait is what matters
+  // A healthy harness gets 3 s to exit (SIGCONT is harmless; the wait is what matters); a failed one
+  // (hung, confused) is killed with its whole process group at once.
+  if (m_pid > 0) stop_child(m_pid, graceful ? SIGCONT : SIGKILL, graceful ? 3000 : 0);
   m_pid = -1;
   if (m_from >= 0) ::close(m_from);
   m_from = -1;
@@ -106,7 +108,7 @@ status harness_session::evaluate(gpu_candidate& c, const std::atomic<bool>* canc
   job_candidate jc = make_job_candidate(c, *m_target, std::to_string(m_candidates));
   auto fail = [&](const std::string& why) -> status {
     std::string tail = log_tail();
-    close(why);
+    close(why, false);
     return make_error(tail.empty() ? why : fmt::format("{} ({})", why, tail));
   };
   if (!write_line(m_to, ordered_json{{"candidate", to_json(jc)}}.dump())) return fail("the harness is gone");

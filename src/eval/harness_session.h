@@ -52,7 +52,7 @@ class harness_session {
 
  private:
   harness_session() = default;
-  void close(const std::string& why);
+  void close(const std::string& why, bool graceful);
   std::string log_tail() const;
 
   const task* m_task = nullptr;

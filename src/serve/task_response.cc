@@ -32,16 +32,20 @@ std::string solution_name(const job& j) {
 
 bool is_poison_pill(const job& j) { return j.state == job_state::failed && j.failure == service::failure_kind::poison_pill; }
 
-/// A trace for a verdict that has none of its own (a poison pill): RUNTIME_ERROR with the message.
-ordered_json synthetic_trace(const job& j, const task* t, const std::string& solution, const std::string& log) {
+/// A trace for a verdict that has none of its own (a poison pill, a verdict from an evaluator that
+/// attaches none): its FlashInfer status (RUNTIME_ERROR for a poison pill) with its log.
+ordered_json synthetic_trace(const job& j, const task* t, const std::string& solution, const std::string& status,
+                             const std::string& log) {
   ordered_json tr;
   tr["definition"] = j.spec.task;
   tr["workload"] = t ? to_json(t->wl) : ordered_json::object();
   tr["solution"] = solution;
-  tr["evaluation"] = {{"status", "RUNTIME_ERROR"},
+  tr["evaluation"] = {{"status", status},
                       {"environment", {{"hardware", ""}, {"libs", ordered_json::object()}}},
                       {"timestamp", iso_time(j.finished_ms)},
-                      {"log", log}};
+                      {"log", log},
+                      {"correctness", nullptr},
+                      {"performance", nullptr}};
   return tr;
 }
 
@@ -145,7 +149,17 @@ ordered_json task_response(const job& j, const std::vector<service::job_event>& 
       tr["solution"] = solution;  // a joined or cached job reports under this submission's name
       traces.push_back(std::move(tr));
     } else if (is_poison_pill(j)) {
-      traces.push_back(synthetic_trace(j, t, solution, verdict.is_object() ? verdict.value("message", j.error) : j.error));
+      traces.push_back(synthetic_trace(j, t, solution, "RUNTIME_ERROR",
+                                       verdict.is_object() ? verdict.value("message", j.error) : j.error));
+    } else if (verdict.is_object() && verdict.contains("status") && verdict["status"].is_string()) {
+      // Correctness and performance blocks exist only in a pipeline trace; statuses that need them
+      // always come with one, so a synthetic trace is never PASSED or INCORRECT_NUMERICAL.
+      std::string st = verdict["status"].get<std::string>();
+      if (st != "PASSED" && st != "INCORRECT_NUMERICAL") {
+        std::string log = verdict.value("log", "");
+        if (log.empty()) log = verdict.value("message", "");
+        traces.push_back(synthetic_trace(j, t, solution, st, log));
+      }
     }
     if (j.spec.kind == service::job_kind::evaluate) out["traces"] = traces;
     else out["logs"] = ordered_json::array({run_log(j, t, solution, verdict.is_object() ? verdict : ordered_json::object())});
