@@ -241,8 +241,9 @@ service::worker_callbacks fake_callbacks(const suite& tasks, const fake_options&
     return ev->evaluate(request);
   };
   service::worker_callbacks cb;
-  cb.compile = [evaluate, has, &tasks](const job& j, const std::atomic<bool>&) -> result<compile_outcome> {
-    if (has(j, "FAKE_FLAKY_BUILD") && j.infra_failures == 0) return make_error("fake: build host lost (injected, first attempt)");
+  cb.compile = [evaluate, has, &tasks, options](const job& j, const std::atomic<bool>&) -> result<compile_outcome> {
+    if (options.inject_faults && has(j, "FAKE_FLAKY_BUILD") && j.infra_failures == 0)
+      return make_error("fake: build host lost (injected, first attempt)");
     auto v = evaluate(j, false);
     if (!v) return v.err();
     auto d = decode_job(j, tasks, {});
@@ -260,7 +261,8 @@ service::worker_callbacks fake_callbacks(const suite& tasks, const fake_options&
     if (!parts) return parts.err();
     if (parts->shared_object != "fake shared object of " + j.content_key) return make_error("fake: the artifact is not this job's");
     if (options.allow_kill_self && has(j, "FAKE_KILL_WORKER")) ::kill(::getpid(), SIGKILL);  // the candidate takes its worker down
-    if (has(j, "FAKE_FLAKY_GPU") && j.infra_failures == 0) return make_error("fake: GPU lost (injected, first attempt)");
+    if (options.inject_faults && has(j, "FAKE_FLAKY_GPU") && j.infra_failures == 0)
+      return make_error("fake: GPU lost (injected, first attempt)");
     auto v = evaluate(j, true);
     if (!v) return v.err();
     return run_outcome{to_json(*v).dump(), fake_gpu_environment(), std::nullopt};

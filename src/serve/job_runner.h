@@ -75,6 +75,7 @@ class gpu_job_runner {
 struct fake_options {
   int delay_ms = 0;             ///< per half
   bool allow_kill_self = false; ///< FAKE_KILL_WORKER kills the GPU worker process (a poison pill)
+  bool inject_faults = true;    ///< false: the FAKE_FLAKY_* markers inject nothing (a no-fault run)
 };
 
 /// TEST-ONLY: the fake evaluator behind both roles. Markers in the kernel source, beyond the fake
