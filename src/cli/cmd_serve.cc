@@ -30,7 +30,7 @@ extern "C" void on_serve_signal(int) { g_stop_requested = true; }
 struct serve_args {
   std::string listen = "127.0.0.1:8000", queue, service_dir, token_file, target = "h200", devices, evaluator = "pipeline";
   bool local_workers = false, no_local_workers = false;
-  int cpu_workers = 1, fake_gpus = 1, fake_delay_ms = 0, threads = 64;
+  int cpu_workers = 1, fake_gpus = 1, fake_delay_ms = 0, fake_cpu_delay_ms = 0, threads = 64;
   std::size_t max_body_bytes = 4u << 20;
   queue_timing timing;
 };
@@ -96,7 +96,9 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
     std::vector<std::string> base = {self_exe().string(), "--root", ctx.root.string(), "--cache-dir", ctx.cache_dir.string(),
                                      "worker", "--queue", queue, "--evaluator", a.evaluator};
     for (const auto& arg : queue_timing_args(a.timing)) base.push_back(arg);
-    if (a.evaluator == "fake") base.insert(base.end(), {"--fake-delay-ms", std::to_string(a.fake_delay_ms)});
+    if (a.evaluator == "fake")
+      base.insert(base.end(), {"--fake-delay-ms", std::to_string(a.fake_delay_ms), "--fake-cpu-delay-ms",
+                               std::to_string(a.fake_cpu_delay_ms)});
     std::vector<serve::local_worker> list;
     for (int i = 0; i < a.cpu_workers; ++i) {
       auto argv = base;
@@ -166,7 +168,8 @@ void add_serve_command(CLI::App& app, context& ctx) {
   add_queue_timing(*cmd, a->timing);
   cmd->add_option("--evaluator", a->evaluator, "local workers: pipeline, or fake (tests only)")->group("");
   cmd->add_option("--fake-gpus", a->fake_gpus, "fake evaluator: local GPU workers to start")->group("");
-  cmd->add_option("--fake-delay-ms", a->fake_delay_ms, "fake evaluator: milliseconds per half")->group("");
+  cmd->add_option("--fake-delay-ms", a->fake_delay_ms, "fake evaluator: milliseconds per GPU half")->group("");
+  cmd->add_option("--fake-cpu-delay-ms", a->fake_cpu_delay_ms, "fake evaluator: milliseconds per CPU half")->group("");
   cmd->callback([&ctx, a]() { ctx.exit = run_serve(*a, ctx); });
 }
 

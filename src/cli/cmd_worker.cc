@@ -42,7 +42,7 @@ void add_worker_command(CLI::App& app, context& ctx) {
   auto* cmd = app.add_subcommand("worker", "a worker of the evaluation service: CPU stages (--role cpu) or GPU stages (--role gpu)");
   struct args {
     std::string queue, role, devices = "0", targets, id_prefix, evaluator = "pipeline";
-    int jobs = 1, fake_delay_ms = 0, max_sessions = 2;
+    int jobs = 1, fake_delay_ms = 0, fake_cpu_delay_ms = 0, max_sessions = 2;
     bool allow_kill_self = false, quiet = false;
     queue_timing timing;
     double call_timeout_s = 30;
@@ -64,7 +64,8 @@ void add_worker_command(CLI::App& app, context& ctx) {
   add_queue_timing(*cmd, a->timing);
   // Test-only: the fake evaluator (docs/service.md, "Testing").
   cmd->add_option("--evaluator", a->evaluator, "pipeline, or fake (tests only)")->group("");
-  cmd->add_option("--fake-delay-ms", a->fake_delay_ms, "fake evaluator: milliseconds per half")->group("");
+  cmd->add_option("--fake-delay-ms", a->fake_delay_ms, "fake evaluator: milliseconds per GPU half")->group("");
+  cmd->add_option("--fake-cpu-delay-ms", a->fake_cpu_delay_ms, "fake evaluator: milliseconds per CPU half")->group("");
   cmd->add_flag("--allow-kill-self", a->allow_kill_self, "fake evaluator: FAKE_KILL_WORKER kills this worker")->group("");
   cmd->callback([&ctx, a]() {
     if (a->evaluator != "pipeline" && a->evaluator != "fake") {
@@ -98,6 +99,7 @@ void add_worker_command(CLI::App& app, context& ctx) {
       }
     s.evaluator = a->evaluator;
     s.fake.delay_ms = a->fake_delay_ms;
+    s.fake.cpu_delay_ms = a->fake_cpu_delay_ms;
     s.fake.allow_kill_self = a->allow_kill_self;
     s.pipeline.root = ctx.root;
     s.pipeline.cache_dir = ctx.cache_dir;

@@ -216,8 +216,14 @@ result<run_outcome> gpu_job_runner::run(const job& j, const std::string& artifac
     }
     return st.err();
   }
-  service::run_environment env = gpu_environment(found->second.session->environment());
+  const auto& session = *found->second.session;
+  service::run_environment env = gpu_environment(session.environment());
   eval::finish_verdict(*v, d->request(), d->config);
+  // Evidence that one harness served many candidates (and what setting the task up cost once).
+  if (v->environment.is_object())
+    v->environment["harness_session"] = {{"pid", session.pid()},
+                                         {"setup_seconds", session.setup_seconds()},
+                                         {"candidate", session.candidates()}};
   return run_outcome{to_json(*v).dump(), env, std::nullopt};
 }
 
@@ -235,7 +241,7 @@ service::worker_callbacks fake_callbacks(const suite& tasks, const fake_options&
   auto evaluate = [&tasks, options](const job& j, bool gpu_half) -> result<verdict> {
     auto d = decode_job(j, tasks, {});
     if (!d) return d.err();
-    auto ev = agent::make_fake_evaluator(options.delay_ms);
+    auto ev = agent::make_fake_evaluator(gpu_half ? options.delay_ms : options.cpu_delay_ms);
     auto request = d->request();
     request.run_on_gpu = gpu_half;
     return ev->evaluate(request);

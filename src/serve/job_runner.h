@@ -73,7 +73,8 @@ class gpu_job_runner {
 };
 
 struct fake_options {
-  int delay_ms = 0;             ///< per half
+  int delay_ms = 0;             ///< the GPU half's time (what the GPU-throughput benchmark measures)
+  int cpu_delay_ms = 0;         ///< the CPU half's time
   bool allow_kill_self = false; ///< FAKE_KILL_WORKER kills the GPU worker process (a poison pill)
   bool inject_faults = true;    ///< false: the FAKE_FLAKY_* markers inject nothing (a no-fault run)
 };

@@ -71,7 +71,7 @@ TEST(RemoteSweep, AServerKilledMidSweepLosesAndRepeatsNoTurn) {
   int port = free_port();
   std::vector<std::string> serve = {bin, "--root", repo_root().string(), "--cache-dir", (dir / "cache").string(), "serve",
                                     "--listen", fmt::format("127.0.0.1:{}", port), "--service-dir", (dir / "service").string(),
-                                    "--evaluator", "fake", "--fake-gpus", "2", "--fake-delay-ms", "120", "--lease-ms", "1000",
+                                    "--evaluator", "fake", "--fake-gpus", "2", "--fake-delay-ms", "120", "--fake-cpu-delay-ms", "120", "--lease-ms", "1000",
                                     "--backoff-ms", "50", "--reap-ms", "100"};
   pid_t server = spawn_process(serve, dir / "serve.log");
   pid_t run = spawn_process(sweep(dir / "remote", fmt::format("http://127.0.0.1:{}", port)), dir / "run.log");

@@ -128,7 +128,7 @@ TEST_P(ServiceChaos, TwoHundredJobsThroughKilledWorkersAndAKilledServerFinishExa
   po.queue = m_where;
   po.dir = m_dir;
   po.timing = {"--lease-ms", "800", "--backoff-ms", "50", "--max-lost-leases", "50", "--reap-ms", "100", "--poll-ms", "20"};
-  po.worker_args = {"--fake-delay-ms", "50"};  // each half takes a while: kills land mid-job
+  po.worker_args = {"--fake-delay-ms", "50", "--fake-cpu-delay-ms", "50"};  // each half takes a while: kills land mid-job
   service_processes procs(po);
   procs.start_server();
   ASSERT_TRUE(procs.wait_for_server()) << "serve did not come up";
