@@ -33,6 +33,7 @@ struct serve_args {
   int cpu_workers = 1, fake_gpus = 1, fake_delay_ms = 0, fake_cpu_delay_ms = 0, threads = 64;
   std::size_t max_body_bytes = 4u << 20;
   queue_timing timing;
+  std::string call_timeout, sanitize_timeout, max_sessions;  ///< passed to the local GPU workers when set
 };
 
 result<std::pair<std::string, int>> parse_listen(const std::string& text) {
@@ -118,6 +119,9 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
     for (int d : gpus) {
       auto argv = base;
       argv.insert(argv.end(), {"--role", "gpu", "--devices", std::to_string(d), "--id-prefix", "local"});
+      if (!a.call_timeout.empty()) argv.insert(argv.end(), {"--call-timeout", a.call_timeout});
+      if (!a.sanitize_timeout.empty()) argv.insert(argv.end(), {"--sanitize-timeout", a.sanitize_timeout});
+      if (!a.max_sessions.empty()) argv.insert(argv.end(), {"--max-sessions", a.max_sessions});
       list.push_back({fmt::format("gpu{}", d), argv});
     }
     if (gpus.empty())
@@ -159,6 +163,10 @@ void add_serve_command(CLI::App& app, context& ctx) {
   cmd->add_flag("--no-local-workers", a->no_local_workers, "start no workers (they run elsewhere)");
   cmd->add_option("--cpu-workers", a->cpu_workers, "local CPU workers")->capture_default_str();
   cmd->add_option("--devices", a->devices, "local GPU workers: these GPU ordinals (default: every /dev/nvidiaN)");
+  cmd->add_option("--call-timeout", a->call_timeout, "local GPU workers: seconds one candidate call may take");
+  cmd->add_option("--sanitize-timeout", a->sanitize_timeout, "local GPU workers: seconds one call may take under "
+                                                             "compute-sanitizer");
+  cmd->add_option("--max-sessions", a->max_sessions, "local GPU workers: harnesses kept alive per GPU (one per task)");
   cmd->add_option("--target", a->target, "the GPU kind a request that names none is evaluated for")->capture_default_str();
   cmd->add_option("--token-file", a->token_file, "a file holding the bearer token every request must carry");
   cmd->add_option("--max-body-bytes", a->max_body_bytes, "larger request bodies are refused (413)")->capture_default_str();

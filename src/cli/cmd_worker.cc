@@ -41,11 +41,11 @@ result<std::vector<int>> parse_devices(const std::string& text) {
 void add_worker_command(CLI::App& app, context& ctx) {
   auto* cmd = app.add_subcommand("worker", "a worker of the evaluation service: CPU stages (--role cpu) or GPU stages (--role gpu)");
   struct args {
-    std::string queue, role, devices = "0", targets, id_prefix, evaluator = "pipeline";
+    std::string queue, role, devices = "0", targets, id_prefix, evaluator = "pipeline", harness;
     int jobs = 1, fake_delay_ms = 0, fake_cpu_delay_ms = 0, max_sessions = 2;
     bool allow_kill_self = false, quiet = false;
     queue_timing timing;
-    double call_timeout_s = 30;
+    double call_timeout_s = 30, sanitize_timeout_s = 120;
   };
   auto a = std::make_shared<args>();
   cmd->add_option("--queue", a->queue, "the job store: a directory or sqlite:PATH (one host), postgresql://... (many)")
@@ -60,10 +60,13 @@ void add_worker_command(CLI::App& app, context& ctx) {
   cmd->add_option("--max-sessions", a->max_sessions, "gpu: harnesses kept alive per GPU (one per task)")->capture_default_str();
   cmd->add_option("--call-timeout", a->call_timeout_s, "gpu: seconds one candidate call may take (a request's timeout overrides)")
       ->capture_default_str();
+  cmd->add_option("--sanitize-timeout", a->sanitize_timeout_s, "gpu: seconds one call may take under compute-sanitizer")
+      ->capture_default_str();
   cmd->add_flag("-q,--quiet", a->quiet, "no progress lines on stderr");
   add_queue_timing(*cmd, a->timing);
   // Test-only: the fake evaluator (docs/service.md, "Testing").
   cmd->add_option("--evaluator", a->evaluator, "pipeline, or fake (tests only)")->group("");
+  cmd->add_option("--harness", a->harness, "gpu: the ptxbench-harness executable (default: beside ptxbench)")->group("");
   cmd->add_option("--fake-delay-ms", a->fake_delay_ms, "fake evaluator: milliseconds per GPU half")->group("");
   cmd->add_option("--fake-cpu-delay-ms", a->fake_cpu_delay_ms, "fake evaluator: milliseconds per CPU half")->group("");
   cmd->add_flag("--allow-kill-self", a->allow_kill_self, "fake evaluator: FAKE_KILL_WORKER kills this worker")->group("");
@@ -105,6 +108,8 @@ void add_worker_command(CLI::App& app, context& ctx) {
     s.pipeline.cache_dir = ctx.cache_dir;
     s.pipeline.cuda_root = ctx.cuda_root;
     s.pipeline.gpu.call_timeout_s = a->call_timeout_s;
+    s.pipeline.gpu.harness = a->harness;
+    s.pipeline.gpu.sanitize_timeout_s = a->sanitize_timeout_s;
     s.id_prefix = a->id_prefix;
     s.lease_ms = a->timing.lease_ms;
     s.max_sessions = a->max_sessions;

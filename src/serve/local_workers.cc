@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <regex>
 
+#include "core/process.h"
 #include "core/spawn.h"
 
 namespace ptxbench::serve {
@@ -14,15 +16,29 @@ namespace fs = std::filesystem;
 using clock_type = std::chrono::steady_clock;
 
 std::vector<int> local_gpu_devices() {
-  std::vector<int> out;
-  std::error_code ec;
-  static const std::regex name(R"(nvidia(\d+))");
-  for (const auto& e : fs::directory_iterator("/dev", ec)) {
-    std::smatch m;
-    std::string n = e.path().filename().string();
-    if (std::regex_match(n, m, name)) out.push_back(std::stoi(m[1]));
+  // CUDA ordinals, not /dev/nvidiaN numbers (a container may see /dev/nvidia3 as device 0): the
+  // entries of CUDA_VISIBLE_DEVICES when set, else the GPUs nvidia-smi lists, else the count of
+  // /dev/nvidiaN nodes.
+  int count = 0;
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible && *visible) {
+    std::string v = visible;
+    count = 1 + static_cast<int>(std::count(v.begin(), v.end(), ','));
+  } else if (auto smi = run_process({.argv = {"nvidia-smi", "-L"}, .timeout_s = 20}); smi.succeeded()) {
+    std::size_t pos = 0;
+    while ((pos = smi.out.find("GPU ", pos)) != std::string::npos) {
+      if (pos == 0 || smi.out[pos - 1] == '\n') ++count;
+      pos += 4;
+    }
+  } else {
+    std::error_code ec;
+    static const std::regex name(R"(nvidia(\d+))");
+    for (const auto& e : fs::directory_iterator("/dev", ec)) {
+      std::string n = e.path().filename().string();
+      if (std::regex_match(n, name)) ++count;
+    }
   }
-  std::sort(out.begin(), out.end());
+  std::vector<int> out;
+  for (int i = 0; i < count; ++i) out.push_back(i);
   return out;
 }
 

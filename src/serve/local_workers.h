@@ -22,7 +22,7 @@ struct local_worker {
   std::vector<std::string> argv;  ///< argv[0]: the ptxbench binary
 };
 
-/// /dev/nvidia0, /dev/nvidia1, ...: the local GPUs' ordinals.
+/// The local GPUs' CUDA ordinals (0..n-1).
 std::vector<int> local_gpu_devices();
 
 class local_workers {

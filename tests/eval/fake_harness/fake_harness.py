@@ -6,6 +6,10 @@ answers. The task name "setup_fails" makes the setup fail. Its verdicts are made
 import json, os, sys, time
 
 args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+ENV = {"gpu": "FAKE H200", "libs": {"cuda_runtime": "13.0", "nvidia_driver": "0.0"}}
+if "--environment" in args:  # the GPU probe a worker runs before it registers
+    json.dump(ENV, open(args["--environment"], "w"))
+    sys.exit(0)
 job = json.load(open(args["--job"]))
 fd_in, fd_out = (int(x) for x in args["--serve-fds"].split(","))
 inp, out = os.fdopen(fd_in, "r"), os.fdopen(fd_out, "w")
@@ -18,10 +22,12 @@ if job["task"]["name"] == "setup_fails":
     send({"error": "setting up the task on the GPU: no CUDA device (fake)"})
     sys.exit(1)
 print("fake harness ready, pid", os.getpid(), file=sys.stderr, flush=True)
-send({"ready": {"environment": {"gpu": "FAKE H200", "libs": {"cuda_runtime": "13.0"}}, "baseline": "fake"}})
+send({"ready": {"environment": ENV, "baseline": "fake"}})
 for line in inp:
     c = json.loads(line)["candidate"]
     sym = c["symbol"]
+    if not os.path.exists(c["shared_object"]) and not c["shared_object"].startswith("/nonexistent"):
+        sym = "die"  # the worker must have put the object where it says
     if sym == "die":
         print("fake harness: dying on purpose", file=sys.stderr, flush=True)
         os._exit(3)
@@ -35,4 +41,10 @@ for line in inp:
               "message": "fake " + outcome, "log": "", "stages": stages}
     if outcome == "incorrect_numerical":
         result["deciding_stage"] = "correctness"
+    if outcome in ("passed", "incorrect_numerical"):
+        result["correctness"] = {"rule": "allclose", "trials": 1, "seeds": [7], "max_absolute_error": 0.001,
+                                 "max_relative_error": 0.002 if outcome == "passed" else 5.0}
+    if outcome == "passed":
+        result["timing"] = {"method": "fake", "warmup": 1, "iterations": 1, "candidate": {"median_ms": 2.0},
+                            "reference": {"median_ms": 1.0}, "speedup": 0.5}
     send({"result": result})
