@@ -30,7 +30,7 @@ extern "C" void on_serve_signal(int) { g_stop_requested = true; }
 struct serve_args {
   std::string listen = "127.0.0.1:8000", queue, service_dir, token_file, target = "h200", devices, evaluator = "pipeline";
   bool local_workers = false, no_local_workers = false;
-  int cpu_workers = 1, fake_gpus = 1, fake_delay_ms = 0, fake_cpu_delay_ms = 0, threads = 64;
+  int cpu_workers = 1, gpu_workers_per_device = 1, worker_restart_ms = 1000, fake_gpus = 1, fake_delay_ms = 0, fake_cpu_delay_ms = 0, threads = 64;
   std::size_t max_body_bytes = 4u << 20;
   queue_timing timing;
   std::string call_timeout, sanitize_timeout, max_sessions;  ///< passed to the local GPU workers when set
@@ -116,17 +116,23 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
     } else {
       gpus = serve::local_gpu_devices();
     }
-    for (int d : gpus) {
-      auto argv = base;
-      argv.insert(argv.end(), {"--role", "gpu", "--devices", std::to_string(d), "--id-prefix", "local"});
-      if (!a.call_timeout.empty()) argv.insert(argv.end(), {"--call-timeout", a.call_timeout});
-      if (!a.sanitize_timeout.empty()) argv.insert(argv.end(), {"--sanitize-timeout", a.sanitize_timeout});
-      if (!a.max_sessions.empty()) argv.insert(argv.end(), {"--max-sessions", a.max_sessions});
-      list.push_back({fmt::format("gpu{}", d), argv});
-    }
+    // Several GPU workers on one GPU (--gpu-workers-per-device) each hold their own harness: one
+    // candidate's host-side stages (runner start, sanitizer) overlap another's timed calls, and a
+    // worker that dies leaves a sibling on the same GPU to take its job once the lease expires.
+    // The first keeps the id local/gpuN; the k-th is local<k>/gpuN.
+    for (int d : gpus)
+      for (int k = 0; k < a.gpu_workers_per_device; ++k) {
+        auto argv = base;
+        const std::string prefix = k == 0 ? "local" : fmt::format("local{}", k);
+        argv.insert(argv.end(), {"--role", "gpu", "--devices", std::to_string(d), "--id-prefix", prefix});
+        if (!a.call_timeout.empty()) argv.insert(argv.end(), {"--call-timeout", a.call_timeout});
+        if (!a.sanitize_timeout.empty()) argv.insert(argv.end(), {"--sanitize-timeout", a.sanitize_timeout});
+        if (!a.max_sessions.empty()) argv.insert(argv.end(), {"--max-sessions", a.max_sessions});
+        list.push_back({k == 0 ? fmt::format("gpu{}", d) : fmt::format("gpu{}-{}", d, k), argv});
+      }
     if (gpus.empty())
       std::fprintf(stderr, "ptxbench serve: no local GPU (/dev/nvidia*): jobs wait until a GPU worker joins this queue\n");
-    workers = std::make_unique<serve::local_workers>(std::move(list), service_dir / "logs");
+    workers = std::make_unique<serve::local_workers>(std::move(list), service_dir / "logs", a.worker_restart_ms);
   }
   std::fprintf(stderr, "ptxbench serve: listening on http://%s:%d (queue %s%s%s)\n", s.host.c_str(), (*server)->port(),
                queue.c_str(), local ? ", local workers" : "", token.empty() ? "" : ", bearer token required");
@@ -163,6 +169,10 @@ void add_serve_command(CLI::App& app, context& ctx) {
   cmd->add_flag("--no-local-workers", a->no_local_workers, "start no workers (they run elsewhere)");
   cmd->add_option("--cpu-workers", a->cpu_workers, "local CPU workers")->capture_default_str();
   cmd->add_option("--devices", a->devices, "local GPU workers: these GPU ordinals (default: every /dev/nvidiaN)");
+  cmd->add_option("--gpu-workers-per-device", a->gpu_workers_per_device,
+                  "local GPU workers per GPU, each with its own harness")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 16));
   cmd->add_option("--call-timeout", a->call_timeout, "local GPU workers: seconds one candidate call may take");
   cmd->add_option("--sanitize-timeout", a->sanitize_timeout, "local GPU workers: seconds one call may take under "
                                                              "compute-sanitizer");
@@ -172,6 +182,10 @@ void add_serve_command(CLI::App& app, context& ctx) {
   cmd->add_option("--max-body-bytes", a->max_body_bytes, "larger request bodies are refused (413)")->capture_default_str();
   cmd->add_option("--service-dir", a->service_dir, "where the default queue and the local workers' logs live "
                                                    "(default: <cache-dir>/service)");
+  cmd->add_option("--worker-restart-ms", a->worker_restart_ms,
+                  "local workers: milliseconds before one that exited is started again (doubling while it keeps dying)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 600000));
   cmd->add_option("--threads", a->threads, "request threads (each long-poll holds one)")->capture_default_str()->group("");
   add_queue_timing(*cmd, a->timing);
   cmd->add_option("--evaluator", a->evaluator, "local workers: pipeline, or fake (tests only)")->group("");

@@ -42,8 +42,11 @@ std::vector<int> local_gpu_devices() {
   return out;
 }
 
-local_workers::local_workers(std::vector<local_worker> workers, fs::path log_dir)
-    : m_workers(std::move(workers)), m_log_dir(std::move(log_dir)), m_thread([this] { supervise(); }) {}
+local_workers::local_workers(std::vector<local_worker> workers, fs::path log_dir, int first_restart_ms)
+    : m_workers(std::move(workers)),
+      m_log_dir(std::move(log_dir)),
+      m_first_restart_ms(std::max(first_restart_ms, 0)),
+      m_thread([this] { supervise(); }) {}
 
 local_workers::~local_workers() {
   {
@@ -62,6 +65,7 @@ void local_workers::supervise() {
     clock_type::time_point started;
   };
   std::vector<child> children(m_workers.size());
+  for (auto& c : children) c.backoff_ms = m_first_restart_ms;
   std::error_code ec;
   fs::create_directories(m_log_dir, ec);
   std::unique_lock lock(m_mutex);
@@ -74,9 +78,9 @@ void local_workers::supervise() {
                        describe_wait_status(*st).c_str(), c.backoff_ms);
           c.pid = -1;
           // A worker that ran for a while gets a fresh back-off; one that dies at once backs off more.
-          if (clock_type::now() - c.started > std::chrono::minutes(1)) c.backoff_ms = 1000;
+          if (clock_type::now() - c.started > std::chrono::minutes(1)) c.backoff_ms = m_first_restart_ms;
           c.next_start = clock_type::now() + std::chrono::milliseconds(c.backoff_ms);
-          c.backoff_ms = std::min(c.backoff_ms * 2, 30000);
+          c.backoff_ms = std::max(std::min(c.backoff_ms * 2, 30000), c.backoff_ms);
           ++m_restarts;
         }
       }

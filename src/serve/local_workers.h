@@ -3,7 +3,7 @@
 // server (one CPU worker, one GPU worker per local GPU). Each is a child `ptxbench worker` in its own
 // process group with a parent-death signal, so a server that is SIGKILLed takes its workers with it
 // and a restarted server starts fresh ones; their leases expire and the jobs run again. A worker that
-// exits is restarted after a back-off (1 s, doubling to 30 s).
+// exits is restarted after a back-off (1 s by default, doubling to 30 s).
 
 #include <sys/types.h>
 
@@ -28,7 +28,9 @@ std::vector<int> local_gpu_devices();
 class local_workers {
  public:
   /// Starts the supervisor thread (which spawns the workers: the parent-death signal follows it).
-  local_workers(std::vector<local_worker> workers, std::filesystem::path log_dir);
+  /// first_restart_ms: the back-off before a worker that exited is started again (it doubles for
+  /// one that keeps dying at once, up to 30 s).
+  local_workers(std::vector<local_worker> workers, std::filesystem::path log_dir, int first_restart_ms = 1000);
   ~local_workers();  ///< SIGTERM to every worker (they give their jobs back), SIGKILL after 15 s
   local_workers(const local_workers&) = delete;
   local_workers& operator=(const local_workers&) = delete;
@@ -40,6 +42,7 @@ class local_workers {
 
   std::vector<local_worker> m_workers;
   std::filesystem::path m_log_dir;
+  int m_first_restart_ms = 1000;
   std::atomic<bool> m_stop{false};
   std::atomic<int> m_restarts{0};
   std::mutex m_mutex;

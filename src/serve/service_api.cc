@@ -77,6 +77,7 @@ api_response service_api::health() {
                   {"id", w.info.id},
                   {"role", std::string(service::to_string(w.info.role))},
                   {"host", w.info.host},
+                  {"pid", w.info.pid},
                   {"gpu_kinds", w.info.targets},
                   {"health", w.info.health},
                   {"alive", w.alive},

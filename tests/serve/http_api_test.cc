@@ -3,6 +3,8 @@
 // every kind of bad request answered with its documented error while the queue stays unchanged.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <httplib.h>
 
 #include <set>
@@ -246,6 +248,7 @@ TEST(ServeApi, HealthDefinitionsAndMetrics) {
   for (const auto& w : h["workers"]) {
     EXPECT_TRUE(w["healthy"].get<bool>());
     EXPECT_TRUE(w.contains("device"));
+    EXPECT_EQ(w["pid"], static_cast<int64_t>(::getpid())) << "in-process workers";
   }
   EXPECT_EQ(h["queue_size"], 0);
   EXPECT_EQ(h["queue"]["done"], 1);

@@ -71,17 +71,26 @@ TEST(RemoteSweep, AServerKilledMidSweepLosesAndRepeatsNoTurn) {
   int port = free_port();
   std::vector<std::string> serve = {bin, "--root", repo_root().string(), "--cache-dir", (dir / "cache").string(), "serve",
                                     "--listen", fmt::format("127.0.0.1:{}", port), "--service-dir", (dir / "service").string(),
-                                    "--evaluator", "fake", "--fake-gpus", "2", "--fake-delay-ms", "120", "--fake-cpu-delay-ms", "120", "--lease-ms", "1000",
+                                    "--evaluator", "fake", "--fake-gpus", "2", "--fake-delay-ms", "250", "--fake-cpu-delay-ms", "150", "--lease-ms", "1000",
                                     "--backoff-ms", "50", "--reap-ms", "100"};
   pid_t server = spawn_process(serve, dir / "serve.log");
   pid_t run = spawn_process(sweep(dir / "remote", fmt::format("http://127.0.0.1:{}", port)), dir / "run.log");
-  // Kill the server (and with it its local workers) while evaluations are queued and running.
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Kill the server (and with it its local workers) while evaluations are queued and running: once
+  // a few turns are recorded (not after a fixed time: on an idle machine the sweep is quick).
+  auto completed_turns = [&] {
+    int n = 0;
+    if (fs::exists(dir / "remote" / "trajectories"))
+      for (const auto& e : fs::directory_iterator(dir / "remote" / "trajectories"))
+        if (auto t = trajectory::load(e.path())) n += t->completed_turns();
+    return n;
+  };
+  for (int i = 0; i < 1500 && completed_turns() < 3; ++i) {
+    ASSERT_TRUE(!reap_within(run, 0)) << "the sweep ended before the server was killed";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   ASSERT_TRUE(!reap_within(run, 0)) << "the sweep ended before the server was killed";
-  int done_at_kill = 0;
-  if (fs::exists(dir / "remote" / "trajectories"))
-    for (const auto& e : fs::directory_iterator(dir / "remote" / "trajectories"))
-      if (auto t = trajectory::load(e.path())) done_at_kill += t->completed_turns();
+  int done_at_kill = completed_turns();
+  EXPECT_GE(done_at_kill, 3);
   EXPECT_LT(done_at_kill, 24) << "the kill landed mid-sweep";
   kill_and_reap(server, SIGKILL);
   std::this_thread::sleep_for(std::chrono::milliseconds(700));

@@ -98,6 +98,14 @@ void service_processes::kill_worker(std::size_t i) {
   w.pid = -1;
 }
 
+bool service_processes::restart_if_exited(std::size_t i) {
+  auto& w = m_workers.at(i);
+  if (w.pid <= 0 || !reap_within(w.pid, 0)) return false;
+  w.pid = -1;
+  start_worker(i);
+  return true;
+}
+
 void service_processes::pause_worker(std::size_t i) {
   if (m_workers.at(i).pid > 0) ::kill(m_workers[i].pid, SIGSTOP);
 }

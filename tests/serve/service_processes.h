@@ -40,6 +40,8 @@ class service_processes {
   std::size_t add_worker(const std::string& role);  ///< "cpu" or "gpu"; returns its slot
   void kill_worker(std::size_t slot);
   void start_worker(std::size_t slot);              ///< a new incarnation
+  /// Starts a new incarnation if the slot's process has exited on its own; true when it had.
+  bool restart_if_exited(std::size_t slot);
   void pause_worker(std::size_t slot);
   void resume_worker(std::size_t slot);
   [[nodiscard]] std::size_t workers() const { return m_workers.size(); }
