@@ -19,6 +19,8 @@
 # set (the device tool's return folder).
 #   bench/stage_h200_binaries.sh                         # here, before carrying the tree
 #   PTXBENCH_BIN=$PWD/.carry/bin bench/service_h200.sh   # on the GPU host, from the repository root
+# A dry run of the plumbing without a GPU (the fake evaluator's verdicts: compare fails, the rest runs):
+#   PTXBENCH_SERVICE_EXTRA_ARGS="--evaluator fake --fake-delay-ms 3000" OUT=/tmp/o bench/service_h200.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RETURN_DIR=${OUT:-}
@@ -87,17 +89,18 @@ direct=$!
 
 echo "== 1. ptxbench serve (SQLite, 4 CPU + 2 GPU local workers)"
 "$BIN/ptxbench" serve --listen "127.0.0.1:$port" --service-dir "$work/service" --cpu-workers 4 --devices 0 \
-  --gpu-workers-per-device 2 --worker-restart-ms 20000 "${TIMEOUTS[@]}" --lease-ms 6000 > "$R/serve.log" 2>&1 &
+  --gpu-workers-per-device 2 --worker-restart-ms 20000 "${TIMEOUTS[@]}" --lease-ms 6000 \
+  ${PTXBENCH_SERVICE_EXTRA_ARGS:-} > "$R/serve.log" 2>&1 &
 server=$!
 ready=1
 for _ in $(seq 150); do  # up to 30 s: both GPU workers probed the GPU and registered healthy
-  if curl -sf "$URL/health" 2>/dev/null | python3 -c 'import json,sys; h=json.load(sys.stdin); sys.exit(0 if sum(1 for w in h["workers"] if w["role"]=="gpu" and w["healthy"]) >= 2 and any(w["role"]=="cpu" for w in h["workers"]) else 1)'; then
+  if python3 bench/service_h200_check.py ready --url "$URL" --gpu 2; then
     ready=0; break
   fi
   kill -0 "$server" 2>/dev/null || break
   sleep 0.2
 done
-curl -s "$URL/health" > "$R/health_at_start.json"
+python3 bench/service_h200_check.py fetch --url "$URL" /health "$R/health_at_start.json"
 case_result serve $ready
 
 echo "== 2. upstream-format client: fresh, then cached"
@@ -110,6 +113,8 @@ timeout "$(budget 30)" "$BIN/ptxbench" eval "${KERNELS[@]}" --task gemm_n7168_k5
   --out "$R/remote.json" > "$R/remote.txt" 2>&1
 rc=$?
 verdict_exit "$rc" && [ -s "$R/remote.json" ] && rc=0
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); n=sum(1 for v in d if (v.get("service") or {}).get("cached")); print(f"{n} of {len(d)} answered from the result cache"); sys.exit(0 if n == len(d) else 1)' \
+  "$R/remote.json" 2>&1 | tee -a "$R/remote.txt" || rc=1
 case_result remote $rc
 
 echo "== 4. a GPU worker SIGKILLed mid-job"
@@ -125,8 +130,8 @@ timeout "$(budget 40)" python3 bench/service_h200_check.py kill-after --url "$UR
 after_rc=${PIPESTATUS[0]}
 [ "$kill_rc" = 0 ] && verdict_exit "$client_rc" && [ -s "$R/killed_job.json" ] && rc=$after_rc || rc=1
 case_result kill $rc
-curl -s "$URL/metrics" > "$R/metrics.txt"
-curl -s "$URL/health" > "$R/health_at_end.json"
+python3 bench/service_h200_check.py fetch --url "$URL" /metrics "$R/metrics.txt"
+python3 bench/service_h200_check.py fetch --url "$URL" /health "$R/health_at_end.json"
 
 echo "== 5. service verdicts against the direct evaluation"
 wait "$direct"

@@ -1,8 +1,10 @@
 #include "serve/http_server.h"
 
 #include <arpa/inet.h>
+#include <sys/socket.h>
 
 #include <chrono>
+#include <memory>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -55,6 +57,19 @@ result<std::unique_ptr<http_server>> http_server::create(server_settings setting
   int threads = s->m_settings.threads;
   s->m_server->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
   s->m_server->set_payload_max_length(s->m_settings.max_body_bytes);
+  // cpp-httplib 0.11 (a compiled library on Debian, so its CPPHTTPLIB_LISTEN_BACKLOG cannot be
+  // changed from here) listens with a backlog of 5: a sixth client connecting at once has its SYN
+  // dropped and retries a second later, so ten concurrent submissions took a second instead of
+  // milliseconds. The listening socket is remembered here and its backlog raised after binding
+  // (calling listen() again on a listening socket sets the new backlog). The socket keeps the
+  // library's default option (SO_REUSEPORT: a restarted server binds at once, even beside the
+  // connections of the one before it that are still in TIME_WAIT).
+  auto listening_fd = std::make_shared<int>(-1);
+  s->m_server->set_socket_options([listening_fd](int sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &yes, sizeof yes);
+    *listening_fd = sock;
+  });
   s->routes();
   const std::string host = s->m_settings.host == "localhost" ? "127.0.0.1" : s->m_settings.host;
   if (s->m_settings.port == 0) {
@@ -66,6 +81,7 @@ result<std::unique_ptr<http_server>> http_server::create(server_settings setting
                                     s->m_settings.port));
     s->m_port = s->m_settings.port;
   }
+  if (*listening_fd >= 0) (void)::listen(*listening_fd, SOMAXCONN);  // best effort: 5 still works, slowly
   return s;
 }
 

@@ -7,7 +7,11 @@
 
 #include <httplib.h>
 
+#include <atomic>
+#include <chrono>
 #include <set>
+#include <thread>
+#include <vector>
 
 #include "serve/task_response.h"
 #include "service_fixture.h"
@@ -297,6 +301,38 @@ TEST(TaskResponse, APoisonPillIsTheCandidatesRuntimeErrorAndAnInfraFailureIsFail
   EXPECT_EQ(serve::upstream_status(j), "pending");
   j.state = service::job_state::compiling;
   EXPECT_EQ(serve::upstream_status(j), "running");
+}
+
+}  // namespace
+}  // namespace ptxbench::testing
+
+namespace ptxbench::testing {
+namespace {
+
+// cpp-httplib listens with a backlog of 5: a client beyond that had its connection attempt dropped
+// and retried by the kernel a second later. The server raises the backlog, so 48 clients connecting
+// at the same moment are all answered without that second.
+TEST(ServeApi, ManyClientsConnectingAtOnceAreNotHeldBackBySynRetries) {
+  in_process_service svc;
+  constexpr int n = 48;
+  std::vector<double> seconds(n, -1);
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; ++i)
+    threads.emplace_back([&, i] {
+      ++ready;
+      while (ready < n) std::this_thread::yield();
+      auto t0 = std::chrono::steady_clock::now();
+      httplib::Client c("127.0.0.1", svc.port());
+      c.set_connection_timeout(5);
+      auto r = c.Get("/definitions/gemm_n7168_k5120");
+      if (r && r->status == 200) seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    });
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < n; ++i) {
+    EXPECT_GE(seconds[i], 0) << "client " << i << " got no answer";
+    EXPECT_LT(seconds[i], 0.9) << "client " << i << ": a dropped connection attempt retried after a second";
+  }
 }
 
 }  // namespace
