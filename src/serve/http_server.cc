@@ -110,6 +110,8 @@ void http_server::routes() {
     if (res.status == 413) send(res, error_response(413, fmt::format("the request body is larger than {} bytes", max_body)));
     else if (res.status == 404) send(res, error_response(404, "Not Found"));
     else if (res.status == 405) send(res, error_response(405, "Method Not Allowed"));
+    else if (res.status == 400)  // cpp-httplib could not parse the request line, headers or body framing
+      send(res, error_response(400, "malformed HTTP request (request line, headers or body framing)"));
     else send(res, error_response(res.status, fmt::format("HTTP {}", res.status)));
   });
   svr.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {

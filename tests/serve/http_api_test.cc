@@ -3,6 +3,10 @@
 // every kind of bad request answered with its documented error while the queue stays unchanged.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <httplib.h>
@@ -333,6 +337,58 @@ TEST(ServeApi, ManyClientsConnectingAtOnceAreNotHeldBackBySynRetries) {
     EXPECT_GE(seconds[i], 0) << "client " << i << " got no answer";
     EXPECT_LT(seconds[i], 0.9) << "client " << i << ": a dropped connection attempt retried after a second";
   }
+}
+
+}  // namespace
+}  // namespace ptxbench::testing
+
+namespace ptxbench::testing {
+namespace {
+
+/// Sends bytes on a fresh connection and returns everything the server answers until it closes.
+std::string raw_exchange(int port, const std::string& bytes) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return "";
+  }
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  (void)::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  std::string out;
+  char buf[4096];
+  // Until the server closes, or one whole response (headers and Content-Length bytes) is in.
+  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
+    out.append(buf, static_cast<std::size_t>(n));
+    auto end = out.find("\r\n\r\n");
+    auto length = out.find("Content-Length: ");
+    if (end != std::string::npos && length != std::string::npos && length < end &&
+        out.size() >= end + 4 + std::stoul(out.substr(length + 16)))
+      break;
+  }
+  ::close(fd);
+  return out;
+}
+
+TEST(ServeApi, AMalformedHttpRequestIsA400WithAOneLineJsonError) {
+  in_process_service svc;
+  for (const std::string& bytes : {std::string("GARBAGE\r\n\r\n"),
+                                   std::string("POST /evaluate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nxx\r\n0\r\n\r\n")}) {
+    std::string answer = raw_exchange(svc.port(), bytes);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << answer;
+    auto end = answer.find("\r\n\r\n");
+    ASSERT_NE(end, std::string::npos) << answer;
+    auto body = answer.substr(end + 4);
+    auto j = ordered_json::parse(body, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << body;
+    EXPECT_EQ(j["detail"], "malformed HTTP request (request line, headers or body framing)");
+  }
+  auto c = svc.client();
+  EXPECT_EQ(c->get("/health")->body["queue_size"], 0) << "nothing was queued";
 }
 
 }  // namespace
