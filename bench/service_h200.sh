@@ -7,7 +7,8 @@
 #      2 GPU workers on GPU 0 (each its own long-lived harness), 6 s leases, a dead worker restarted
 #      after 20 s (so the job of a killed one finishes on its sibling);
 #   2. upstream: every kernel through the upstream-format Python client (tests/service/upstream_client.py)
-#      at once, cache bypassed; then the same set again: every answer from the result cache, < 1 s;
+#      at once, cache bypassed (evaluations per minute, the service's GPU-stage seconds per second,
+#      nvidia-smi's utilization meanwhile); then the same set again: every answer from the cache, < 1 s;
 #   3. remote: `ptxbench eval --remote` (PTXBench's own client) of the same kernels: cached verdicts;
 #   4. kill: `ptxbench eval --remote --bypass-cache` of the pipelined wgmma GEMM; the GPU worker that
 #      holds its job is SIGKILLed mid-run; the job finishes once, after a lost lease, on the other one;

@@ -84,10 +84,15 @@ def cmd_upstream(a):
         with ThreadPoolExecutor(max_workers=len(sols)) as pool:
             return list(pool.map(one, sols))
 
+    samples, stop = [], threading.Event()
+    sampler = threading.Thread(target=gpu_utilization_sampler, args=(samples, stop), daemon=True)
     busy0 = gpu_busy_seconds(a.url)
+    sampler.start()
     t0 = time.time()
     first = submit(bypass=True)
     wall = time.time() - t0
+    stop.set()
+    sampler.join()
     busy1 = gpu_busy_seconds(a.url)
     t1 = time.time()
     second = submit(bypass=False)
@@ -126,15 +131,32 @@ def cmd_upstream(a):
     summary = {"evaluations": len(sols), "wall_seconds": round(wall, 1),
                "evaluations_per_minute": round(60 * len(sols) / wall, 2) if wall > 0 else None,
                "gpu_stage_seconds_per_wall_second": round((busy1 - busy0) / wall, 3) if wall > 0 else None,
+               # nvidia-smi's utilization.gpu while the service evaluated; the direct evaluation of
+               # bench/service_h200.sh shares the GPU, so this is the GPU's busy fraction, not the service's.
+               "gpu_busy_fraction_nvidia_smi": round(sum(samples) / len(samples) / 100, 3) if samples else None,
+               "nvidia_smi_samples": len(samples),
                "resubmission_wall_seconds": round(cached_wall, 3), "resubmission_under_1s": cached_wall < 1.0,
                "ok": ok, "rows": rows}
     write(a.out, "upstream_client.json", {"summary": summary, "responses": [r["response"] for r in first],
                                           "resubmissions": [c["response"] for c in second]})
     print(f"{len(sols)} evaluations in {wall:.1f} s ({summary['evaluations_per_minute']} per minute, "
-          f"GPU-stage seconds per second {summary['gpu_stage_seconds_per_wall_second']}); "
+          f"GPU-stage seconds per second {summary['gpu_stage_seconds_per_wall_second']}, GPU busy "
+          f"{summary['gpu_busy_fraction_nvidia_smi']} by nvidia-smi, shared with the direct eval); "
           f"resubmitting all: {cached_wall:.3f} s ({'under' if cached_wall < 1 else 'OVER'} 1 s)")
     print("upstream client: " + ("OK" if ok else "FAILED"))
     return 0 if ok else 1
+
+
+def gpu_utilization_sampler(samples, stop):
+    import subprocess
+    while not stop.is_set():
+        try:
+            r = subprocess.run(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits", "-i", "0"],
+                               capture_output=True, text=True, timeout=5)
+            samples.append(float(r.stdout.strip().splitlines()[0]))
+        except Exception:
+            pass  # no nvidia-smi (a dry run): no samples, reported as null
+        stop.wait(0.5)
 
 
 def gpu_busy_seconds(url):
