@@ -52,7 +52,7 @@ finish() {
     kill -KILL "$server" 2>/dev/null
     wait "$server" 2>/dev/null
   fi
-  [ -n "$direct" ] && kill -KILL "$direct" 2>/dev/null
+  [ -n "$direct" ] && kill -TERM "$direct" 2>/dev/null  # timeout(1) passes TERM on to the eval
   mkdir -p "$R/worker_logs"
   cp "$work"/service/logs/*.log "$R/worker_logs/" 2>/dev/null
   "$BIN/ptxbench" jobs --queue "$work/service/" --json > "$R/jobs.json" 2>&1
