@@ -11,6 +11,8 @@
 #   bench/h200_evidence.sh probe       the cuDNN probe: each graph variant and engine, both libcudnn
 #   bench/h200_evidence.sh agent       the replay agent over the GEMM task (issue 6); the CPU test
 #                                      binary's tests that need cuobjdump or a GPU
+#   bench/h200_evidence.sh gqa         the GQA tasks (issue 17): cuDNN vs the fp32 reference with both
+#                                      libcudnn, the GQA examples, our baseline vs PyTorch
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PTXBENCH_BIN=${PTXBENCH_BIN:-$PWD/build/bin}
@@ -77,8 +79,11 @@ agent)
   done
   tail -3 "$OUT/gpu_host_cpu_tests.txt"
   ;;
+gqa)
+  timeout 250 bash bench/gqa_h200.sh
+  ;;
 *)
-  echo "usage: $0 gemm|attention|probe|agent" >&2
+  echo "usage: $0 gemm|attention|probe|agent|gqa" >&2
   exit 2
   ;;
 esac

@@ -17,6 +17,10 @@ const std::vector<command>& all_commands() {
       {"serve", "the evaluation service: upstream-compatible HTTP API over a durable job queue", add_serve_command},
       {"worker", "a worker of the evaluation service (CPU stages or GPU stages)", add_worker_command},
       {"jobs", "the evaluation service's queue: depth, workers, throughput, slowest jobs", add_jobs_command},
+      {"fixit", "Fixit repair data: mine failed turns, repair them with a teacher, pair, write rationales",
+       add_fixit_command},
+      {"kernelgen", "KernelGen data: a teacher's correct kernels with a second teacher's rationale", add_kernelgen_command},
+      {"sft", "SFT rows for train/ (Fixit or KernelGen), and the paper's dataset recipes s0-s6", add_sft_command},
   };
   return table;
 }

@@ -50,6 +50,7 @@ struct mapped_tensor {
   void* base = nullptr;     // the IPC mapping of the whole allocation
   void* data = nullptr;     // what the candidate sees (IPC tensor, or a private copy)
   void* private_copy = nullptr;
+  uint64_t scalar = 0;      // a scalar input's value, copied to the host (the ABI passes scalars by host pointer)
 };
 
 struct runner_state {
@@ -69,13 +70,13 @@ struct runner_state {
   std::vector<uint32_t> marker_before;           // correlation ids of the marker launched in prepare
   std::vector<mapped_tensor> tensors;
   std::vector<ptxbench_tensor> args;
-  // IPC mappings by handle, kept for the runner's life. The harness's buffer sets live as long as
-  // the harness and are reused call after call; mapping and unmapping them around every call put
-  // ~1.5 ms of driver work into the prepare interval the harness times (the lead), ~0.7 ms more
-  // after a call that had touched the memory than after a no-op — so every honest call's lead
-  // exceeded its calibration (docs/trusted-timing.md). A pointer a candidate keeps from an earlier
-  // call then still points into a live set of the harness's; that set's outputs are poisoned and
-  // its inputs regenerated before it is used again, so nothing written there can pass for a result.
+  // IPC mappings by handle, opened once and kept for the runner's life: the harness's buffer sets
+  // live as long as the harness and are reused call after call, so there is no reason to map and
+  // unmap them around every call. (This was first tried as the cause of honest calls' prepare
+  // interval exceeding the no-op calls' on an H200; it was not — bench/results/h200/trusted_timing.)
+  // A pointer a candidate keeps from an earlier call still points into a live set of the harness's;
+  // that set's outputs are poisoned and its inputs rewritten before it is used again, so nothing
+  // written there can pass for a result.
   std::map<std::string, void*> ipc_mappings;
   bool noop = false;
   void* noop_buffer = nullptr;  // a no-op call still puts one tiny memset on the GPU (see handle_go)
@@ -192,11 +193,18 @@ void handle_prepare(runner_state& st, const ordered_json& m) {
       else check(st, cudaMemcpy(t.private_copy, t.data, t.desc.bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy");
       t.data = t.private_copy;
     }
+    if (t.desc.shape.empty() && !t.desc.is_output) {
+      // A scalar (definition shape null): the candidate gets its value on the host, as the kernel ABI
+      // promises (tensor_view::scalar<T>()), from the prepare message — never from the device buffer,
+      // which the harness may fill only after "prepared" (the value is checked there: 1-8 bytes).
+      if (t.desc.value.empty()) fail(st, "scalar input " + t.desc.name + ": the prepare message carries no value");
+      std::memcpy(&t.scalar, t.desc.value.data(), t.desc.value.size());
+    }
     st.tensors.push_back(t);
   }
-  for (const auto& t : st.tensors) {
+  for (auto& t : st.tensors) {
     ptxbench_tensor a{};
-    a.data = t.data;
+    a.data = t.desc.shape.empty() && !t.desc.is_output ? static_cast<void*>(&t.scalar) : t.data;
     a.dtype = static_cast<int32_t>(t.desc.type);
     a.ndim = static_cast<int32_t>(t.desc.shape.size());
     int64_t stride = 1;
