@@ -122,12 +122,20 @@ TEST(Submission, EveryWrongRequestIsOneLineNamingTheProblem) {
 }
 
 TEST(Submission, APendingReferenceIsRefusedUnlessOnlyTheCpuStagesAreAskedFor) {
+  // Every task of the committed suite is ready now; a copy with one task whose reference is still
+  // pending stands for a task added before its GPU reference.
+  suite with_pending = the_suite();
+  for (auto& t : with_pending.tasks)
+    if (t.name == "gemm_n7168_k5120") t.status = "pending";
   auto pending = solution_json();
-  pending["definition"] = "gqa_paged_decode_h24_kv8_d128_ps1";
-  EXPECT_NE(error_of({{"solution", pending}}).find("cannot be evaluated on a GPU yet"), std::string::npos);
-  auto check = parse({{"solution", pending}, {"check_only", true}});
+  auto refused = parse_submission(ordered_json{{"solution", pending}}.dump(), service::job_kind::evaluate, with_pending, "h200");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.err().message.find("cannot be evaluated on a GPU yet"), std::string::npos) << refused.err().message;
+  auto check = parse_submission(ordered_json{{"solution", pending}, {"check_only", true}}.dump(), service::job_kind::evaluate,
+                                with_pending, "h200");
   ASSERT_TRUE(check) << check.err().message;
   EXPECT_TRUE(read_protocol(check->spec.protocol_json)->check_only);
+  EXPECT_TRUE(parse({{"solution", pending}})) << "the same task when ready";
 }
 
 TEST(ArtifactBundle, RoundTripsAndRefusesAnythingElse) {
