@@ -11,6 +11,9 @@ export PATH="$CUDA_HOME/bin:$PATH"
 for d in "$CUDA_HOME/lib64" "$CUDA_HOME/extras/CUPTI/lib64" "$CUDA_HOME/targets/x86_64-linux/lib"; do
   [ -d "$d" ] && LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
 done
+# Carried binaries (bench/stage_h200_binaries.sh) bring the service's libraries (libpq, cpp-httplib)
+# beside them: the GPU host's Ubuntu has other versions or none.
+[ -e "$BIN/libpq.so.5" ] && LD_LIBRARY_PATH="$BIN:$LD_LIBRARY_PATH"
 export LD_LIBRARY_PATH
 # Prefer the cuDNN inside PyTorch's wheel (9.19 on the H200 image; the system has 9.14), so our
 # baselines and PyTorch's use the same library. PTXBENCH_CUDNN_DIR=system keeps the loader's default.

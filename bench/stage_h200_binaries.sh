@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Copies the binaries bench/h200_evidence.sh needs, stripped, into .carry/bin (ignored by git) so they
 # can be carried to a GPU host (the device tool carries at most 64 MiB). Their non-CUDA dependencies
-# are static or header-only; libcpp-httplib (only the agent tests' fake model server uses it) is
-# copied beside them. On the GPU host: PTXBENCH_BIN=$PWD/.carry/bin bench/h200_evidence.sh PART
+# are static or header-only, except what the evaluation service links (`ptxbench serve`/`worker`:
+# libcpp-httplib, libpq and its LDAP libraries), which are copied beside them; bench/env.sh puts $BIN
+# on LD_LIBRARY_PATH when they are there. (SQLite is not carried: Ubuntu's python3 depends on it.) On the GPU host: PTXBENCH_BIN=$PWD/.carry/bin bench/h200_evidence.sh PART
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --build build
@@ -15,6 +16,9 @@ for b in ptxbench ptxbench-harness ptxbench-runner libptxbench_baseline.so \
          ptxbench-sandbox-probe libptxbench_sandbox_probe_candidate.so; do
   strip -o ".carry/bin/$b" "build/bin/$b"
 done
-httplib=$(ldd build/bin/ptxbench_agent_tests | awk '/libcpp-httplib/ {print $3}')
-[ -n "$httplib" ] && cp -L "$httplib" .carry/bin/
+# Ubuntu 24.04 has neither libcpp-httplib 0.11 nor Debian 12's libpq (built against libldap 2.5).
+for lib in libcpp-httplib libpq.so libldap-2.5 liblber-2.5; do
+  path=$(ldd build/bin/ptxbench | awk -v l="$lib" 'index($1, l) == 1 {print $3}' | head -1)
+  if [ -n "$path" ]; then cp -L "$path" .carry/bin/; fi
+done
 du -sh .carry/bin

@@ -10,9 +10,11 @@
 #include "agent/fake_evaluator.h"
 #include "cli/gpu_presence.h"
 #include "cli/prompt_source.h"
+#include "cli/service_options.h"
 #include "eval/pipeline.h"
 #include "prompts/prompt_renderer.h"
 #include "prompts/variant_manifest.h"
+#include "serve/remote_evaluator.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -63,8 +65,10 @@ result<resolved_model> resolve_model_choice(const model_choice& c, const context
   return resolved_model{std::move(*model), std::move(*key)};
 }
 
+bool is_service_url(const std::string& evaluator) { return evaluator.rfind("http://", 0) == 0; }
+
 result<agent::evaluator_factory> evaluator_factory_for(const std::string& evaluator, int fake_delay_ms,
-                                                       const context& ctx) {
+                                                       const context& ctx, const std::string& token_file) {
   if (evaluator == "fake") {
     return agent::evaluator_factory([fake_delay_ms](int) -> result<std::unique_ptr<ptxbench::evaluator>> {
       return agent::make_fake_evaluator(fake_delay_ms);
@@ -81,7 +85,23 @@ result<agent::evaluator_factory> evaluator_factory_for(const std::string& evalua
       return eval::make_pipeline_evaluator(config);
     });
   }
-  return make_error(fmt::format("--evaluator {}: expected 'pipeline' (or 'fake', for tests)", evaluator));
+  if (is_service_url(evaluator)) {
+    // A PTXBench service: evaluations are queued there; this machine needs no GPU.
+    serve::client_settings cs;
+    cs.url = evaluator;
+    if (!token_file.empty()) {
+      auto token = read_token_file(token_file);
+      if (!token) return token.err();
+      cs.token = *token;
+    }
+    if (auto probe = serve::service_client::create(cs); !probe) return probe.err();
+    cs.cancel = &g_interrupted;
+    return agent::evaluator_factory([cs](int) -> result<std::unique_ptr<ptxbench::evaluator>> {
+      return serve::make_remote_evaluator(cs, {});
+    });
+  }
+  return make_error(fmt::format(
+      "--evaluator {}: expected 'pipeline', a service URL http://HOST:PORT (or 'fake', for tests)", evaluator));
 }
 
 result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(const context& ctx, const suite* tasks) {

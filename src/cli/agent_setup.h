@@ -35,9 +35,13 @@ struct resolved_model {
 /// Resolves the model and reads its key from the environment. Errors are one line.
 result<resolved_model> resolve_model_choice(const model_choice& c, const context& ctx);
 
-/// The evaluator per slot: "pipeline" (slot i evaluates on GPU i) or "fake" (tests only).
+/// The evaluator per slot: "pipeline" (slot i evaluates on GPU i), a PTXBench service URL
+/// http://HOST:PORT (evaluations queued there; token_file: its bearer token), or "fake" (tests only).
 result<agent::evaluator_factory> evaluator_factory_for(const std::string& evaluator, int fake_delay_ms,
-                                                       const context& ctx);
+                                                       const context& ctx, const std::string& token_file = "");
+
+/// True for an --evaluator value that names a service (http://...).
+bool is_service_url(const std::string& evaluator);
 
 /// Prompts from the knowledge packs; "builtin-minimal" is the pack-free built-in prompt.
 result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(const context& ctx, const suite* tasks);

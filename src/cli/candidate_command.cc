@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,8 @@
 #include "cli/option_checks.h"
 #include "cli/output_paths.h"
 #include "cli/print_verdict.h"
+#include "cli/service_options.h"
+#include "serve/remote_evaluator.h"
 #include "core/file_io.h"
 #include "eval/pipeline.h"
 #include "suite/binding.h"
@@ -64,6 +67,39 @@ int severity(exit_status s) {
   }
 }
 
+// --remote: every candidate submitted to the service at once (each waits on its own thread), the
+// verdicts printed exactly as a local evaluation's.
+result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& opts, const std::vector<eval_request>& requests,
+                                                     std::vector<ordered_json>& records) {
+  serve::client_settings cs;
+  cs.url = opts.remote;
+  if (!opts.token_file.empty()) {
+    auto token = read_token_file(opts.token_file);
+    if (!token) return token.err();
+    cs.token = *token;
+  }
+  if (auto probe = serve::service_client::create(cs); !probe) return probe.err();
+  std::vector<result<verdict>> out(requests.size(), make_error("not evaluated"));
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    threads.emplace_back([&, i] {
+      auto client = serve::service_client::create(cs);
+      serve::remote_options ro;
+      ro.target = requests[i].target->name;
+      ro.bypass_cache = opts.bypass_cache;
+      auto response = serve::evaluate_remotely(**client, requests[i].candidate, requests[i].run_on_gpu, ro);
+      if (!response) {
+        out[i] = response.err();
+        return;
+      }
+      records[i] = response->value("ptxbench", ordered_json::object());
+      records[i].erase("verdict");
+      out[i] = serve::verdict_of_response(*response);
+    });
+  for (auto& t : threads) t.join();
+  return out;
+}
+
 }  // namespace
 
 void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
@@ -77,6 +113,9 @@ void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
     opts.out_given = true;
   });
   cmd.add_option("--compile-timeout", opts.compile_timeout_s, "seconds before nvcc is stopped")->check(timeout_seconds());
+  cmd.add_option("--remote", opts.remote, "evaluate through a PTXBench service (http://HOST:PORT) instead of locally");
+  cmd.add_option("--token-file", opts.token_file, "--remote: a file holding the service's bearer token");
+  cmd.add_flag("--bypass-cache", opts.bypass_cache, "--remote: evaluate again even when the service has the verdict cached");
 }
 
 exit_status run_candidates(const context& ctx, const candidate_options& opts, bool run_on_gpu) {
@@ -124,14 +163,22 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
     if (!p) return report_error(fmt::format("{}: {}", file, p.err().message), exit_status::usage);
     requests.push_back({p->t, p->target, std::move(*candidate), run_on_gpu});
   }
-  // Decided here, before any build: without a GPU the harness could only fail with a CUDA error.
-  if (run_on_gpu && std::any_of(requests.begin(), requests.end(), [](const eval_request& r) {
-        return r.target->verification == "runtime";
-      }))
-    if (auto why = missing_gpu())
-      return report_error(*why + "; `ptxbench check` runs the CPU stages (gates, build, static SASS)",
-                          exit_status::infra);
-  auto verdicts = evaluator->evaluate_batch(requests);
+  std::vector<ordered_json> service_records(requests.size());
+  std::vector<result<verdict>> verdicts;
+  if (opts.remote.empty()) {
+    // Decided here, before any build: without a GPU the harness could only fail with a CUDA error.
+    if (run_on_gpu && std::any_of(requests.begin(), requests.end(), [](const eval_request& r) {
+          return r.target->verification == "runtime";
+        }))
+      if (auto why = missing_gpu())
+        return report_error(*why + "; `ptxbench check` runs the CPU stages (gates, build, static SASS)",
+                            exit_status::infra);
+    verdicts = evaluator->evaluate_batch(requests);
+  } else {
+    auto remote = evaluate_remote(opts, requests, service_records);
+    if (!remote) return report_error(remote.err().message, exit_status::usage);
+    verdicts = std::move(*remote);
+  }
   ordered_json all = ordered_json::array();
   exit_status worst = exit_status::ok;
   for (std::size_t i = 0; i < verdicts.size(); ++i) {
@@ -145,6 +192,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
     } else {
       all.push_back(to_json(*v));
       all.back()["file"] = file;
+      if (!service_records[i].is_null()) all.back()["service"] = service_records[i];
       if (!opts.json) std::fputs(verdict_text(*v, file, ctx.verbose).c_str(), stdout);
       if (opts.files.size() > 1 && !opts.json) std::fputs("\n", stdout);
       code = verdict_exit_status(*v);

@@ -21,6 +21,9 @@ struct candidate_options {
   bool out_given = false;          ///< --out was on the command line (an empty --out is refused)
   double compile_timeout_s = 180;
   gpu_options gpu;
+  std::string remote;      ///< evaluate through a service at this URL instead of locally
+  std::string token_file;  ///< its bearer token
+  bool bypass_cache = false;
 };
 
 /// Adds the options shared by check and eval to a subcommand.

@@ -1,5 +1,6 @@
 // `ptxbench run`: the multi-turn agent over a plan of task × prompt variant × trajectory
 // (docs/agent.md). Reads the environment (API keys, base URLs) here and nowhere else.
+#include <algorithm>
 #include <unistd.h>
 
 #include <atomic>
@@ -25,6 +26,7 @@ namespace {
 
 struct run_args {
   std::string model, models_file, base_url, out, target = "h200", history = "full", evaluator = "pipeline";
+  std::string evaluator_token_file;
   std::vector<std::string> tasks, variants = {"0", "1", "2"};
   int trajectories = 4, turns = 8, parallel = 4, gpus = 1, eval_retries = 1, fake_delay_ms = 0;
   double target_speedup = 1.2;
@@ -52,6 +54,7 @@ std::vector<std::string> canonical_argv(const run_args& a) {
   if (!a.base_url.empty()) argv.insert(argv.end(), {"--base-url", a.base_url});
   if (!a.models_file.empty()) argv.insert(argv.end(), {"--models-file", a.models_file});
   if (a.evaluator != "pipeline") argv.insert(argv.end(), {"--evaluator", a.evaluator});
+  if (!a.evaluator_token_file.empty()) argv.insert(argv.end(), {"--evaluator-token-file", a.evaluator_token_file});
   if (a.stream) argv.push_back("--stream");
   auto sup = supervision_argv(a.supervision);
   argv.insert(argv.end(), sup.begin(), sup.end());
@@ -85,6 +88,8 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   if (a.context_budget > 0) o.context_budget_tokens = a.context_budget;
   o.parallel = a.parallel;
   o.gpus = a.gpus;
+  // A service queues evaluations itself: every trajectory may have one in flight.
+  if (is_service_url(a.evaluator)) o.gpus = std::max(a.gpus, a.parallel);
   o.run_on_gpu = !a.cpu_only;
   o.eval_retries = a.eval_retries;
   o.seed = a.seed;
@@ -137,7 +142,7 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   // Fail now rather than with an infrastructure error on every trajectory's first evaluation.
   if (auto gpu = check_gpu_for(a.evaluator, o.run_on_gpu, tasks->find_target(o.target)); !gpu)
     return report_error(gpu.err().message, exit_status::usage);
-  auto factory = evaluator_factory_for(a.evaluator, a.fake_delay_ms, ctx);
+  auto factory = evaluator_factory_for(a.evaluator, a.fake_delay_ms, ctx, a.evaluator_token_file);
   if (!factory) return report_error(factory.err().message, exit_status::usage);
   // Said only once the command is accepted, so a refused command is one line.
   if (replay_clamp && !a.quiet)
@@ -206,7 +211,10 @@ void add_run_command(CLI::App& app, context& ctx) {
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
   add_supervision_options(cmd, args->supervision);
   // Test-only switches (docs/agent.md, "Testing"): a fake evaluator that makes verdicts up from markers.
-  cmd->add_option("--evaluator", args->evaluator, "pipeline, or fake (tests only)")->group("");
+  cmd->add_option("--evaluator", args->evaluator,
+                  "pipeline (this machine's GPUs), or a PTXBench service URL http://HOST:PORT (`ptxbench serve`)")
+      ->capture_default_str();
+  cmd->add_option("--evaluator-token-file", args->evaluator_token_file, "the service's bearer token file");
   cmd->add_option("--fake-eval-delay-ms", args->fake_delay_ms, "fake evaluator: milliseconds per evaluation")
       ->check(whole_number(0, 3'600'000))
       ->group("");

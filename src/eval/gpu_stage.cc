@@ -87,16 +87,8 @@ void decide_target_verdict(verdict& v) {
   }
 }
 
-status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_candidate>& cands,
-                      const pipeline_config& config) {
-  if (cands.empty()) return ok();
+harness_job make_harness_job(const task& t, const target_info& target, const pipeline_config& config) {
   fs::path harness = config.gpu.harness.empty() ? self_dir() / "ptxbench-harness" : config.gpu.harness;
-  fs::path runner = harness.parent_path() / "ptxbench-runner";
-  if (!fs::exists(harness))
-    return make_error(config.gpu.harness.empty()
-                          ? fmt::format("{} not found: this build has no GPU harness (build with the CUDA toolkit)",
-                                        harness.string())
-                          : fmt::format("harness {} not found", harness.string()));
   harness_job job;
   job.task_name = t.name;
   job.def = t.def;
@@ -106,23 +98,55 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
   job.tol = t.tol;
   job.correctness_trials = t.correctness_trials;
   job.options = config.gpu;
-  job.runner = runner;
+  job.options.harness = harness;
+  job.runner = harness.parent_path() / "ptxbench-runner";
   job.cuda_root = config.cuda_root;
   job.cache_dir = config.cache_dir;
   job.seed = config.gpu.seed ? config.gpu.seed : fresh_seed();
   if (t.work && target.peaks) job.physical_floor = floor_inputs{target.name, *t.work, *target.peaks};
   std::random_device rd;
   job.work_dir = config.cache_dir / "runs" / fmt::format("{}-{}-{:x}", t.name, utc_timestamp(), rd());
-  for (std::size_t i = 0; i < cands.size(); ++i) {
-    job_candidate jc;
-    jc.id = std::to_string(i);
-    jc.shared_object = cands[i].built->shared_object;
-    jc.symbol = cands[i].symbol;
-    jc.required_families = target.required_families;
-    jc.static_known = cands[i].v->targets.static_counts.has_value();
-    jc.static_present = required_present(*cands[i].v, cands[i].v->targets.static_counts);
-    job.candidates.push_back(jc);
-  }
+  return job;
+}
+
+job_candidate make_job_candidate(const gpu_candidate& c, const target_info& target, std::string id) {
+  job_candidate jc;
+  jc.id = std::move(id);
+  jc.shared_object = c.built->shared_object;
+  jc.symbol = c.symbol;
+  jc.required_families = target.required_families;
+  jc.static_known = c.v->targets.static_counts.has_value();
+  jc.static_present = required_present(*c.v, c.v->targets.static_counts);
+  return jc;
+}
+
+ordered_json verdict_environment(const ordered_json& harness_environment, const harness_job& job) {
+  ordered_json env = harness_environment.is_object() ? harness_environment : ordered_json::object();
+  env["harness_work_dir"] = job.work_dir.string();
+  env["seed"] = job.seed;
+  const auto self = this_build();
+  env["ptxbench"] = {{"version", self.version}, {"git_commit", self.git_commit}};
+  return env;
+}
+
+void apply_gpu_result(const gpu_stage_result& r, const ordered_json& environment, verdict& v) {
+  v.environment = environment;
+  merge_into(r, v);
+  if (v.decided.stage) mark_skipped_after(v.stages, *v.decided.stage, stage_id::dynamic_check);
+  decide_target_verdict(v);
+}
+
+status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_candidate>& cands,
+                      const pipeline_config& config) {
+  if (cands.empty()) return ok();
+  harness_job job = make_harness_job(t, target, config);
+  fs::path harness = job.options.harness;
+  if (!fs::exists(harness))
+    return make_error(config.gpu.harness.empty()
+                          ? fmt::format("{} not found: this build has no GPU harness (build with the CUDA toolkit)",
+                                        harness.string())
+                          : fmt::format("harness {} not found", harness.string()));
+  for (std::size_t i = 0; i < cands.size(); ++i) job.candidates.push_back(make_job_candidate(cands[i], target, std::to_string(i)));
   fs::path job_file = job.work_dir / "job.json", result_file = job.work_dir / "result.json";
   if (auto st = write_file_atomic(job_file, to_json(job).dump(2)); !st) return st.err();
   double deadline = harness_deadline_s(config.gpu, t, cands.size());
@@ -136,27 +160,23 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
   if (!doc) return doc.err();
   if (doc->contains("error") && !(*doc)["error"].get<std::string>().empty())
     return make_error((*doc)["error"].get<std::string>());
-  ordered_json env = doc->value("environment", ordered_json::object());
-  env["harness_work_dir"] = job.work_dir.string();
-  env["seed"] = job.seed;
-  const auto self = this_build();
-  env["ptxbench"] = {{"version", self.version}, {"git_commit", self.git_commit}};
+  ordered_json env = verdict_environment(doc->value("environment", ordered_json::object()), job);
   const auto& results = (*doc)["candidates"];
   for (std::size_t i = 0; i < cands.size(); ++i) {
     verdict& v = *cands[i].v;
-    v.environment = env;
     if (i >= results.size()) {
+      v.environment = env;
       v.decided = {eval_outcome::infra_error, std::nullopt,
                    fmt::format("the GPU harness {} before finishing this candidate", describe_exit(run, deadline)), ""};
       continue;
     }
     auto c = gpu_stage_result_from_json(results[i]);
     if (!c) return c.err();
-    merge_into(*c, v);
-    if (v.decided.stage) mark_skipped_after(v.stages, *v.decided.stage, stage_id::dynamic_check);
-    decide_target_verdict(v);
+    apply_gpu_result(*c, env, v);
   }
   return ok();
 }
+
+double candidate_deadline_s(const gpu_options& o, const task& t) { return harness_deadline_s(o, t, 1) - 600; }
 
 }  // namespace ptxbench::eval

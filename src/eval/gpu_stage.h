@@ -9,6 +9,7 @@
 #include "build/build_stage.h"
 #include "core/result.h"
 #include "eval/pipeline.h"
+#include "verdict/harness_protocol.h"
 
 namespace ptxbench::eval {
 
@@ -26,5 +27,21 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
 
 /// Decides the target-instruction verdict from what the static and dynamic checks established.
 void decide_target_verdict(verdict& v);
+
+// The parts run_gpu_stages is made of, shared with the long-lived harness session
+// (eval/harness_session.h):
+
+/// The harness job for a task (no candidates yet): the task, the GPU options, the runner beside
+/// the harness, a fresh work folder under the cache and the input seed.
+harness_job make_harness_job(const task& t, const target_info& target, const pipeline_config& config);
+/// What the harness needs to know about one built candidate.
+job_candidate make_job_candidate(const gpu_candidate& c, const target_info& target, std::string id);
+/// The verdict's environment: the harness's (GPU, driver, libraries, clocks) plus the work folder,
+/// the seed and this PTXBench's version.
+ordered_json verdict_environment(const ordered_json& harness_environment, const harness_job& job);
+/// Completes a verdict with the harness's result for its candidate and decides the target verdict.
+void apply_gpu_result(const gpu_stage_result& r, const ordered_json& environment, verdict& v);
+/// The longest one candidate's GPU stages may take in a harness that is already set up.
+double candidate_deadline_s(const gpu_options& o, const task& t);
 
 }  // namespace ptxbench::eval

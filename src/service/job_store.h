@@ -100,6 +100,18 @@ struct cached_verdict {
   int64_t evaluated_ms = 0;
 };
 
+/// A job without its texts (solution, verdict): what statistics, /metrics and `ptxbench jobs` read.
+struct job_summary {
+  std::string id;
+  job_kind kind = job_kind::evaluate;
+  std::string task, target;
+  job_state state = job_state::queued;
+  failure_kind failure = failure_kind::none;
+  std::string worker;  ///< the last holder (for a job finished on a GPU: that GPU worker)
+  int attempts = 0;
+  int64_t submitted_ms = 0, queued_ms = 0, compiling_ms = 0, compiled_ms = 0, running_ms = 0, finished_ms = 0;
+};
+
 class job_store {
  public:
   virtual ~job_store() = default;
@@ -118,6 +130,14 @@ class job_store {
   virtual result<queue_stats> stats() = 0;
   virtual result<std::optional<cached_verdict>> cached(const std::string& content_key,
                                                        const run_environment& env) = 0;
+  /// A submission answered from the result cache: a new job (its own id, the request's solution text)
+  /// that is `done` at once with the cached verdict and environment; its history says `cache_hit` with
+  /// the measuring job and time (detail: {"job_id": ..., "evaluated_ms": ...}). A request id already
+  /// used returns that job instead (created: false), exactly as enqueue does.
+  virtual result<enqueue_result> enqueue_cached(const enqueue_request& request, const cached_verdict& hit) = 0;
+  /// Every unfinished job and every job finished at or after finished_since_ms (0: all jobs), oldest
+  /// submission first, without their texts.
+  virtual result<std::vector<job_summary>> summaries(int64_t finished_since_ms) = 0;
 
   // ---- workers ----
   /// Takes the oldest eligible job (cpu: queued → compiling; gpu: compiled → running with a matching

@@ -5,10 +5,12 @@
 #include <random>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "service/content_key.h"
 #include "service/job_rows.h"
 #include "service/sql_job_store_tx.h"
+#include "service/transitions.h"
 
 namespace ptxbench::service {
 
@@ -57,7 +59,15 @@ status insert_job(sql_connection& conn, const job& j) {
 
 }  // namespace
 
-result<enqueue_result> sql_job_store::enqueue(const enqueue_request& request) {
+result<enqueue_result> sql_job_store::enqueue(const enqueue_request& request) { return enqueue_job(request, nullptr); }
+
+result<enqueue_result> sql_job_store::enqueue_cached(const enqueue_request& request, const cached_verdict& hit) {
+  auto parsed = nlohmann::json::parse(hit.verdict_json, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) return make_error("enqueue cached: the verdict is not a JSON object");
+  return enqueue_job(request, &hit);
+}
+
+result<enqueue_result> sql_job_store::enqueue_job(const enqueue_request& request, const cached_verdict* hit) {
   auto key = content_key(request.spec);
   if (!key) return key.err();
   job fresh;
@@ -88,7 +98,7 @@ result<enqueue_result> sql_job_store::enqueue(const enqueue_request& request) {
             return enqueue_result{std::move(**same), false};
           }
         }
-        if (request.join_active) {
+        if (request.join_active && !hit) {
           if (auto l = conn.lock_name("key " + fresh.content_key); !l) return l.err();
           auto active = first_job(conn.exec(
               select + "content_key = $1 AND state NOT IN ('done', 'failed') ORDER BY seq DESC LIMIT 1",
@@ -101,6 +111,15 @@ result<enqueue_result> sql_job_store::enqueue(const enqueue_request& request) {
         j.version = 1;
         if (auto s = insert_job(conn, j); !s) return s.err();
         if (auto e = add_event(conn, j, now, "enqueued", "", 0, j.request_id); !e) return e.err();
+        if (hit) {
+          // Answered from the result cache: done at once, nothing for a worker to lease.
+          j = after_completed(std::move(j), hit->verdict_json, hit->environment_json, now);
+          if (auto w = write_job(conn, j); !w) return w.err();
+          auto detail = nlohmann::json{{"job_id", hit->job_id}, {"evaluated_ms", hit->evaluated_ms}}.dump();
+          if (auto e = add_event(conn, j, now, "cache_hit", "", 0, detail); !e) return e.err();
+          if (auto n = conn.notify("done:" + j.id); !n) return n.err();
+          return enqueue_result{std::move(j), true};
+        }
         if (auto n = conn.notify("queued:" + j.id); !n) return n.err();
         return enqueue_result{std::move(j), true};
       });
@@ -194,6 +213,46 @@ result<std::optional<cached_verdict>> sql_job_store::cached(const std::string& k
         return std::optional<cached_verdict>(
             cached_verdict{rows->text(0, 0), rows->text(0, 1), rows->text(0, 2), rows->integer(0, 3)});
       });
+}
+
+}  // namespace ptxbench::service
+
+namespace ptxbench::service {
+
+result<std::vector<job_summary>> sql_job_store::summaries(int64_t finished_since_ms) {
+  return read<std::vector<job_summary>>("job summaries", [&](sql_connection& conn) -> result<std::vector<job_summary>> {
+    auto rows = conn.exec(
+        "SELECT id, kind, task, target, state, failure, worker, attempts, submitted_ms, queued_ms, compiling_ms, "
+        "compiled_ms, running_ms, finished_ms FROM jobs WHERE state NOT IN ('done', 'failed') OR finished_ms >= $1 "
+        "ORDER BY seq",
+        {finished_since_ms});
+    if (!rows) return rows.err();
+    std::vector<job_summary> out;
+    out.reserve(rows->size());
+    for (std::size_t r = 0; r < rows->size(); ++r) {
+      job_summary s;
+      s.id = rows->text(r, 0);
+      auto kind = parse_job_kind(rows->text(r, 1));
+      auto state = parse_job_state(rows->text(r, 4));
+      auto failure = parse_failure_kind(rows->text(r, 5));
+      if (!kind || !state || !failure) return make_error("job " + s.id + ": a stored kind, state or failure is unknown");
+      s.kind = *kind;
+      s.task = rows->text(r, 2);
+      s.target = rows->text(r, 3);
+      s.state = *state;
+      s.failure = *failure;
+      s.worker = rows->text(r, 6);
+      s.attempts = static_cast<int>(rows->integer(r, 7));
+      s.submitted_ms = rows->integer(r, 8);
+      s.queued_ms = rows->integer(r, 9);
+      s.compiling_ms = rows->integer(r, 10);
+      s.compiled_ms = rows->integer(r, 11);
+      s.running_ms = rows->integer(r, 12);
+      s.finished_ms = rows->integer(r, 13);
+      out.push_back(std::move(s));
+    }
+    return out;
+  });
 }
 
 }  // namespace ptxbench::service

@@ -29,6 +29,8 @@ class sql_job_store final : public job_store {
   result<std::vector<job_event>> history(const std::string& id) override;
   result<queue_stats> stats() override;
   result<std::optional<cached_verdict>> cached(const std::string& content_key, const run_environment& env) override;
+  result<enqueue_result> enqueue_cached(const enqueue_request& request, const cached_verdict& hit) override;
+  result<std::vector<job_summary>> summaries(int64_t finished_since_ms) override;
 
   result<std::optional<job>> lease(const lease_request& request) override;
   result<bool> wait_for_work(const lease_request& request, int64_t timeout_ms) override;
@@ -61,6 +63,8 @@ class sql_job_store final : public job_store {
   result<commit_outcome> report(const char* what, const lease_ref& lease, const std::string& event,
                                 const std::string& detail,
                                 const std::function<result<job>(sql_connection&, const job&, int64_t)>& apply);
+  /// enqueue and enqueue_cached: the same idempotency rules; `hit` set: the job is done at once.
+  result<enqueue_result> enqueue_job(const enqueue_request& request, const cached_verdict* hit);
   result<std::optional<job>> lease_once(sql_connection& conn, const lease_request& request, const std::string& token,
                                         int64_t now, int attempt);
   result<int> requeue_expired_in(sql_connection& conn, int64_t now);

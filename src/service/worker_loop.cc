@@ -143,6 +143,11 @@ class worker {
       if (keeper.lost()) return note_stale(j, "the lease was lost while running");
     }
     if (!out) return give_back_or_fail(lease, out.err().message, retry_from::same_stage);
+    if (out->release_reason) {
+      say(fmt::format("job {}: given back: {}", lease.job_id, *out->release_reason));
+      counted(submit("release", [&] { return m_store.release(lease, *out->release_reason); }), m_summary.released);
+      return false;
+    }
     return finish(lease, out->verdict_json, out->environment);
   }
 

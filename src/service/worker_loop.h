@@ -37,6 +37,10 @@ struct compile_outcome {
 struct run_outcome {
   std::string verdict_json;
   std::optional<run_environment> environment;  ///< set: the verdict enters the result cache
+  /// Set instead of a verdict: this worker cannot run the job now through no fault of the job (its GPU
+  /// is gone): the lease is given back without penalty and another worker (or this one, healthy
+  /// again) takes it. The worker's health callback should say why, or the job comes straight back.
+  std::optional<std::string> release_reason;
 };
 
 struct worker_callbacks {

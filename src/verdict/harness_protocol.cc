@@ -71,15 +71,33 @@ result<floor_inputs> floor_inputs_from_json(const ordered_json& j) {
   return in;
 }
 
+ordered_json to_json(const job_candidate& c) {
+  return {{"id", c.id},
+          {"shared_object", c.shared_object.string()},
+          {"symbol", c.symbol},
+          {"required_families", c.required_families},
+          {"static_present", c.static_present},
+          {"static_known", c.static_known}};
+}
+
+result<job_candidate> job_candidate_from_json(const ordered_json& c) {
+  try {
+    job_candidate jc;
+    jc.id = c.at("id").get<std::string>();
+    jc.shared_object = c.at("shared_object").get<std::string>();
+    jc.symbol = c.value("symbol", "run");
+    jc.required_families = c.value("required_families", std::vector<std::string>{});
+    jc.static_present = c.value("static_present", true);
+    jc.static_known = c.value("static_known", false);
+    return jc;
+  } catch (const std::exception& e) {
+    return make_error(std::string("malformed harness candidate: ") + e.what());
+  }
+}
+
 ordered_json to_json(const harness_job& job) {
   ordered_json cands = ordered_json::array();
-  for (const auto& c : job.candidates)
-    cands.push_back({{"id", c.id},
-                     {"shared_object", c.shared_object.string()},
-                     {"symbol", c.symbol},
-                     {"required_families", c.required_families},
-                     {"static_present", c.static_present},
-                     {"static_known", c.static_known}});
+  for (const auto& c : job.candidates) cands.push_back(to_json(c));
   ordered_json j = {{"format", "ptxbench.harness-job/1"},
                    {"task",
                     {{"name", job.task_name},
@@ -118,14 +136,9 @@ result<harness_job> harness_job_from_json(const ordered_json& j) {
     job.tol.rtol = t.at("tolerance").at("rtol").get<double>();
     job.correctness_trials = t.value("correctness_trials", 3);
     for (const auto& c : j.at("candidates")) {
-      job_candidate jc;
-      jc.id = c.at("id").get<std::string>();
-      jc.shared_object = c.at("shared_object").get<std::string>();
-      jc.symbol = c.value("symbol", "run");
-      jc.required_families = c.value("required_families", std::vector<std::string>{});
-      jc.static_present = c.value("static_present", true);
-      jc.static_known = c.value("static_known", false);
-      job.candidates.push_back(std::move(jc));
+      auto jc = job_candidate_from_json(c);
+      if (!jc) return jc.err();
+      job.candidates.push_back(std::move(*jc));
     }
     job.options = options_from(j.value("options", ordered_json::object()));
     job.runner = j.at("runner").get<std::string>();

@@ -29,6 +29,9 @@ struct job_candidate {
   bool static_known = false;               ///< false: no disassembler ran (deferred)
 };
 
+ordered_json to_json(const job_candidate& c);
+result<job_candidate> job_candidate_from_json(const ordered_json& j);
+
 /// What the harness needs to compute the physical floor (eval/physical_floor.h) once it knows the
 /// device's L2 size: the task's work at the evaluated workload and the target's peak rates.
 struct floor_inputs {

@@ -282,6 +282,57 @@ TEST_P(StoreLifecycle, ReopeningTheQueueKeepsEverything) {
   EXPECT_EQ(same->queued.id, id);
 }
 
+TEST_P(StoreLifecycle, ACachedSubmissionIsANewJobDoneAtOnceThatNamesTheMeasuringJob) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  cached_verdict hit{R"({"status":"PASSED"})", "measuring-job", environment_json(fake_environment()), 1234};
+  auto r = store->enqueue_cached({fake_spec(7), "req-7", true}, hit);
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_TRUE(r->created);
+  EXPECT_EQ(r->queued.state, job_state::done);
+  EXPECT_EQ(r->queued.verdict_json, hit.verdict_json);
+  EXPECT_EQ(r->queued.environment_json, hit.environment_json);
+  EXPECT_EQ(event_names(*store, r->queued.id), (std::vector<std::string>{"enqueued", "cache_hit"}));
+  auto h = store->history(r->queued.id);
+  ASSERT_TRUE(h);
+  EXPECT_NE(h->back().detail.find("measuring-job"), std::string::npos);
+  EXPECT_NE(h->back().detail.find("1234"), std::string::npos);
+  // The same request id again is the same job; nothing was queued for a worker.
+  auto again = store->enqueue_cached({fake_spec(7), "req-7", true}, hit);
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(again->created);
+  EXPECT_EQ(again->queued.id, r->queued.id);
+  auto leased = store->lease(cpu_worker("cpu-1"));
+  ASSERT_TRUE(leased);
+  EXPECT_FALSE(*leased);
+  EXPECT_FALSE(store->enqueue_cached({fake_spec(8), "", true}, {"not json", "x", "{}", 1}));
+}
+
+TEST_P(StoreLifecycle, SummariesListUnfinishedJobsAndThoseFinishedSinceAGivenTime) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  auto a = store->enqueue({fake_spec(1), "", true});
+  auto b = store->enqueue({fake_spec(2), "", true});
+  ASSERT_TRUE(a && b);
+  auto leased = store->lease(cpu_worker("cpu-1"));
+  ASSERT_TRUE(leased && *leased);
+  ASSERT_TRUE(store->complete(ref_of(**leased), R"({"status":"COMPILE_ERROR"})", std::nullopt));
+  auto all = store->summaries(0);
+  ASSERT_TRUE(all) << all.err().message;
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].id, a->queued.id);
+  EXPECT_EQ((*all)[0].state, job_state::done);
+  EXPECT_EQ((*all)[0].worker, "cpu-1");
+  EXPECT_EQ((*all)[0].attempts, 1);
+  EXPECT_GT((*all)[0].finished_ms, 0);
+  EXPECT_EQ((*all)[1].state, job_state::queued);
+  EXPECT_EQ((*all)[1].task, "gemm");
+  auto later = store->summaries((*all)[0].finished_ms + 1);
+  ASSERT_TRUE(later);
+  ASSERT_EQ(later->size(), 1u) << "a job finished before the given time is left out, an unfinished one is not";
+  EXPECT_EQ((*later)[0].id, b->queued.id);
+}
+
 INSTANTIATE_TEST_SUITE_P(Store, StoreLifecycle, ::testing::Values("sqlite", "postgresql"), backend_name);
 
 }  // namespace

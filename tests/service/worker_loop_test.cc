@@ -167,6 +167,35 @@ TEST_P(WorkerLoop, ALostLeaseCancelsTheWorkAndItsResultIsNotReported) {
   EXPECT_NE((*j)->verdict_json.find("fast"), std::string::npos);
 }
 
+TEST_P(WorkerLoop, AGpuWorkerThatLostItsGpuGivesTheJobBackWithoutPenalty) {
+  auto store = open();
+  auto q = store->enqueue({fake_spec(5), "", true});
+  std::atomic<bool> gpu_lost{false};
+  auto cb = fake_callbacks({.inject_infra = false});
+  cb.run = [&](const job&, const std::string&, const std::atomic<bool>&) -> result<run_outcome> {
+    gpu_lost = true;
+    run_outcome out;
+    out.release_reason = "GPU 0 is gone (harness could not start)";
+    return out;
+  };
+  cb.health = [&] { return gpu_lost ? std::string("GPU 0 is gone") : std::string("ok"); };
+  auto cpu = fake_callbacks({.inject_infra = false});
+  std::atomic<bool> stop{false};
+  result<worker_summary> summary = make_error("not run");
+  std::thread c([&] { (void)run_worker(*store, config("cpu", worker_role::cpu), cpu, stop); });
+  std::thread g([&] { summary = run_worker(*store, config("gpu", worker_role::gpu), cb, stop); });
+  auto back = wait_until(*store, q->queued.id, [](const job& j) { return j.state == job_state::compiled && j.attempts == 2; });
+  stop = true;
+  c.join();
+  g.join();
+  ASSERT_TRUE(back) << "the job waits for a GPU again";
+  EXPECT_EQ(back->infra_failures, 0);
+  EXPECT_EQ(back->lost_leases, 0);
+  ASSERT_TRUE(summary);
+  EXPECT_EQ(summary->released, 1);
+  EXPECT_EQ(summary->leased, 1) << "an unhealthy worker leases nothing more";
+}
+
 INSTANTIATE_TEST_SUITE_P(Worker, WorkerLoop, ::testing::Values("sqlite", "postgresql"), backend_name);
 
 }  // namespace

@@ -1,0 +1,50 @@
+#include "cli/service_options.h"
+
+#include <fmt/format.h>
+
+#include "core/file_io.h"
+
+namespace ptxbench::cli {
+
+void add_queue_timing(CLI::App& cmd, queue_timing& t) {
+  cmd.add_option("--lease-ms", t.lease_ms, "lease length; a worker that stops heartbeating loses its job after this")
+      ->capture_default_str();
+  cmd.add_option("--max-infra-failures", t.max_infra_failures, "infrastructure failures before a job fails")
+      ->capture_default_str();
+  cmd.add_option("--max-lost-leases", t.max_lost_leases, "workers a job may take down before it fails as a poison pill")
+      ->capture_default_str();
+  cmd.add_option("--backoff-ms", t.backoff_ms, "back-off before the first retry (doubles, capped at 60x)")
+      ->capture_default_str();
+  cmd.add_option("--poll-ms", t.poll_ms, "how often waits re-check the database")->capture_default_str()->group("");
+  cmd.add_option("--reap-ms", t.reap_ms, "how often expired leases are requeued")->capture_default_str()->group("");
+}
+
+service::store_options store_options_for(const queue_timing& t) {
+  service::store_options o;
+  o.policy.max_infra_failures = t.max_infra_failures;
+  o.policy.max_lost_leases = t.max_lost_leases;
+  o.policy.backoff_base_ms = t.backoff_ms;
+  o.policy.backoff_max_ms = std::max<int64_t>(t.backoff_ms * 60, t.backoff_ms);
+  o.poll_interval_ms = t.poll_ms;
+  o.reap_interval_ms = t.reap_ms;
+  return o;
+}
+
+std::vector<std::string> queue_timing_args(const queue_timing& t) {
+  return {"--lease-ms", std::to_string(t.lease_ms), "--max-infra-failures", std::to_string(t.max_infra_failures),
+          "--max-lost-leases", std::to_string(t.max_lost_leases), "--backoff-ms", std::to_string(t.backoff_ms),
+          "--poll-ms", std::to_string(t.poll_ms), "--reap-ms", std::to_string(t.reap_ms)};
+}
+
+result<std::string> read_token_file(const std::string& path) {
+  auto text = read_text_file(path, 4096);
+  if (!text) return text.err();
+  std::string token = *text;
+  auto a = token.find_first_not_of(" \t\r\n"), b = token.find_last_not_of(" \t\r\n");
+  token = a == std::string::npos ? "" : token.substr(a, b - a + 1);
+  if (token.size() < 16 || token.find_first_of(" \t\r\n") != std::string::npos)
+    return make_error(fmt::format("{}: the token must be one word of at least 16 characters", path));
+  return token;
+}
+
+}  // namespace ptxbench::cli

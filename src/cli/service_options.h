@@ -1,0 +1,33 @@
+#pragma once
+// Options `serve` and `worker` share: the job store's retry policy and timings (the same in every
+// process of one service, or the processes would disagree about when a lease expired), and the
+// test-only fake evaluator.
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/result.h"
+#include "service/job_store.h"
+
+namespace ptxbench::cli {
+
+struct queue_timing {
+  int64_t lease_ms = 30000;
+  int max_infra_failures = 3;
+  int max_lost_leases = 3;
+  int64_t backoff_ms = 1000;
+  int poll_ms = 50;
+  int reap_ms = 1000;
+};
+
+/// Adds --lease-ms, --max-infra-failures, --max-lost-leases, --backoff-ms, --poll-ms, --reap-ms.
+void add_queue_timing(CLI::App& cmd, queue_timing& t);
+service::store_options store_options_for(const queue_timing& t);
+/// The same options as command-line arguments (for the workers `serve` starts).
+std::vector<std::string> queue_timing_args(const queue_timing& t);
+
+/// Reads a bearer token file: one line, at least 16 characters, surrounding whitespace removed.
+result<std::string> read_token_file(const std::string& path);
+
+}  // namespace ptxbench::cli

@@ -1,0 +1,121 @@
+// The long-lived harness session (eval/harness_session.h) against a stand-in harness that speaks the
+// protocol without a GPU (fake_harness/fake_harness.py): one setup for many candidates, verdicts
+// completed like run_gpu_stages does, and a harness that dies, hangs, reports an infrastructure
+// failure or cannot set up ends the session with an error instead of a verdict.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <chrono>
+
+#include "eval/harness_session.h"
+#include "suite/task.h"
+#include "test_support.h"
+
+namespace ptxbench::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct session_fixture {
+  suite s;
+  const task* t = nullptr;
+  const target_info* target = nullptr;
+  pipeline_config config;
+  build::build_result built;
+
+  session_fixture() {
+    auto loaded = load_suite(testing::repo_root() / "suite");
+    EXPECT_TRUE(loaded) << (loaded ? "" : loaded.err().message);
+    s = std::move(*loaded);
+    t = s.find_task("gemm_n7168_k5120");
+    target = s.find_target("h200");
+    config.cache_dir = fs::temp_directory_path() / ("ptxbench-session-test-" + std::to_string(::getpid()));
+    config.gpu.harness = fs::path(PTXBENCH_SOURCE_ROOT) / "tests/eval/fake_harness/fake_harness.py";
+    built.shared_object = "/nonexistent/candidate.so";
+  }
+  ~session_fixture() { fs::remove_all(config.cache_dir); }
+};
+
+result<verdict> run_one(harness_session& session, session_fixture& f, const std::string& symbol) {
+  verdict v;
+  v.mode = eval_mode::eval;
+  v.targets.required_families = f.target->required_families;
+  gpu_candidate c{&f.built, symbol, &v};
+  if (auto st = session.evaluate(c); !st) return st.err();
+  return v;
+}
+
+TEST(HarnessSession, OneSetupServesManyCandidatesAndCompletesTheirVerdicts) {
+  session_fixture f;
+  auto session = harness_session::start(*f.t, *f.target, f.config);
+  ASSERT_TRUE(session) << session.err().message;
+  EXPECT_EQ((*session)->environment()["gpu"], "FAKE H200");
+  pid_t pid = (*session)->pid();
+  for (const char* symbol : {"run", "wrong", "run"}) {
+    auto v = run_one(**session, f, symbol);
+    ASSERT_TRUE(v) << v.err().message;
+    EXPECT_EQ(v->outcome(), std::string(symbol) == "run" ? eval_outcome::passed : eval_outcome::incorrect_numerical);
+    EXPECT_EQ(v->environment["gpu"], "FAKE H200") << "the verdict records the harness's environment";
+    EXPECT_TRUE(v->environment.contains("seed"));
+    EXPECT_NE(v->targets.reason, "") << "the target verdict was decided";
+  }
+  EXPECT_EQ((*session)->pid(), pid) << "the same harness answered every candidate";
+  EXPECT_EQ((*session)->candidates(), 3);
+  EXPECT_TRUE((*session)->alive());
+}
+
+TEST(HarnessSession, AHarnessThatDiesEndsTheSessionWithAnErrorThatSaysHow) {
+  session_fixture f;
+  auto session = harness_session::start(*f.t, *f.target, f.config);
+  ASSERT_TRUE(session) << session.err().message;
+  auto v = run_one(**session, f, "die");
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.err().message.find("exited with code 3"), std::string::npos) << v.err().message;
+  EXPECT_NE(v.err().message.find("dying on purpose"), std::string::npos) << "the harness log's last line is quoted";
+  EXPECT_FALSE((*session)->alive());
+  EXPECT_FALSE(run_one(**session, f, "run")) << "a closed session evaluates nothing";
+}
+
+TEST(HarnessSession, AnInfrastructureFailureIsAnErrorNotAVerdict) {
+  session_fixture f;
+  auto session = harness_session::start(*f.t, *f.target, f.config);
+  ASSERT_TRUE(session);
+  auto v = run_one(**session, f, "infra");
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.err().message.find("fake infra_error"), std::string::npos) << v.err().message;
+  EXPECT_FALSE((*session)->alive());
+}
+
+TEST(HarnessSession, AHarnessThatHangsIsStoppedAtTheCandidateDeadline) {
+  session_fixture f;
+  auto session = harness_session::start(*f.t, *f.target, f.config, {.setup_timeout_s = 30, .candidate_timeout_s = 0.5});
+  ASSERT_TRUE(session);
+  pid_t pid = (*session)->pid();
+  auto t0 = std::chrono::steady_clock::now();
+  auto v = run_one(**session, f, "hang");
+  ASSERT_FALSE(v);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_NE(v.err().message.find("did not answer within 0.5 s"), std::string::npos) << v.err().message;
+  EXPECT_NE(::kill(pid, 0), 0) << "the hung harness was killed";
+}
+
+TEST(HarnessSession, ASetupFailureIsReportedAndLeavesNoProcess) {
+  session_fixture f;
+  task broken = *f.t;
+  broken.name = "setup_fails";
+  auto session = harness_session::start(broken, *f.target, f.config);
+  ASSERT_FALSE(session);
+  EXPECT_NE(session.err().message.find("no CUDA device (fake)"), std::string::npos) << session.err().message;
+}
+
+TEST(HarnessSession, AMissingHarnessIsAnError) {
+  session_fixture f;
+  f.config.gpu.harness = "/nonexistent/ptxbench-harness";
+  auto session = harness_session::start(*f.t, *f.target, f.config);
+  ASSERT_FALSE(session);
+  EXPECT_NE(session.err().message.find("not found"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ptxbench::eval
