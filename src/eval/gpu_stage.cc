@@ -9,6 +9,7 @@
 #include "core/build_info.h"
 #include "core/file_io.h"
 #include "core/process.h"
+#include "eval/static_stage.h"
 #include "verdict/harness_protocol.h"
 #include "verdict/stage_timer.h"
 
@@ -112,8 +113,21 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
   std::random_device rd;
   job.work_dir = config.cache_dir / "runs" / fmt::format("{}-{}-{:x}", t.name, utc_timestamp(), rd());
   for (std::size_t i = 0; i < cands.size(); ++i) {
+    if (cands[i].language != "triton" || job.triton) continue;
+    // Triton candidates run in the GPU host's python3 (with torch and Triton), through the bootstrap
+    // in src/gpu/runner_py and the helper library built beside the runner.
+    auto python = config.python.empty() ? find_executable("python3") : std::optional<fs::path>(config.python);
+    if (!python) return make_error("python3 not found on PATH: Triton candidates run in it (with torch and Triton)");
+    triton_runtime tr{*python, config.root / "src" / "gpu" / "runner_py" / "ptxbench_triton_runner.py",
+                      harness.parent_path() / "libptxbench_runner_py.so"};
+    for (const auto& p : {tr.runner, tr.helper})
+      if (!fs::exists(p)) return make_error(fmt::format("{} not found: the Triton runner needs it", p.string()));
+    job.triton = tr;
+  }
+  for (std::size_t i = 0; i < cands.size(); ++i) {
     job_candidate jc;
     jc.id = std::to_string(i);
+    jc.language = cands[i].language;
     jc.shared_object = cands[i].built->shared_object;
     jc.symbol = cands[i].symbol;
     jc.required_families = target.required_families;
@@ -152,6 +166,14 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
     if (!c) return c.err();
     merge_into(*c, v);
     if (v.decided.stage) mark_skipped_after(v.stages, *v.decided.stage, stage_id::dynamic_check);
+    if (cands[i].language == "triton") {
+      // Triton compiled on the GPU: the static SASS check reads the cubins of the warm-up now.
+      if (auto st = run_static_sass_on_cubins(c->jit_cubins, target, config.cuda_root, v); !st) {
+        v.decided = {eval_outcome::infra_error, std::nullopt, st.err().message, ""};
+        continue;
+      }
+      v.environment["triton_kernels"] = c->jit_kernels;
+    }
     decide_target_verdict(v);
   }
   return ok();

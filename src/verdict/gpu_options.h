@@ -21,6 +21,9 @@ struct gpu_options {
   double call_timeout_s = 30;           ///< one candidate call (the paper's per-workload limit)
   double sanitize_timeout_s = 120;
   double profile_timeout_s = 600;
+  /// Added to the first call of a runner whose candidate compiles its kernels at run time (Triton):
+  /// the JIT compilation (and any autotuning) happens there, in the warm-up, never in a timed call.
+  double jit_timeout_s = 300;
   uint64_t seed = 0;                    ///< 0 = derive from time; always recorded in the verdict
   /// --min-coverage: target-correct also needs a required family to have done this share of the
   /// task's work (eval/coverage.h); nullopt = the paper's rule. Applied by the orchestrator.

@@ -76,7 +76,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
       auto f = classify_call_failure(r, fmt::format("timed call {} (seed {})", i, seed));
       return fail(f.outcome, f.message);
     }
-    if (auto problem = check_call_hygiene(runner, set, sums); !problem.empty())
+    if (auto problem = check_call_hygiene(runner, set, sums, r); !problem.empty())
       return fail(eval_outcome::runtime_error, fmt::format("timed call {}: {}", i, problem));
     bool call_had_outliers = false;
     for (std::size_t o = 0; o < set.outputs.size(); ++o) {
