@@ -10,6 +10,7 @@
 #include "core/file_io.h"
 #include "core/process.h"
 #include "eval/static_stage.h"
+#include "eval/triton_stages.h"
 #include "verdict/harness_protocol.h"
 #include "verdict/stage_timer.h"
 
@@ -116,8 +117,8 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
     if (cands[i].language != "triton" || job.triton) continue;
     // Triton candidates run in the GPU host's python3 (with torch and Triton), through the bootstrap
     // in src/gpu/runner_py and the helper library built beside the runner.
-    auto python = config.python.empty() ? find_executable("python3") : std::optional<fs::path>(config.python);
-    if (!python) return make_error("python3 not found on PATH: Triton candidates run in it (with torch and Triton)");
+    auto python = triton_python(config);
+    if (!python) return make_error("python3 not found ($PTXBENCH_PYTHON, PATH): Triton candidates run in it (with torch and Triton)");
     triton_runtime tr{*python, config.root / "src" / "gpu" / "runner_py" / "ptxbench_triton_runner.py",
                       harness.parent_path() / "libptxbench_runner_py.so"};
     for (const auto& p : {tr.runner, tr.helper})

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "core/file_io.h"
+#include "core/process.h"
 #include "core/sha256.h"
 #include "triton_gate/byte_compile.h"
 #include "triton_gate/triton_gate.h"
@@ -53,6 +56,12 @@ std::string compile_log(const triton_gate::byte_compile_result& r) {
 }  // namespace
 
 bool is_triton(const solution& s) { return s.spec.language == "triton"; }
+
+std::optional<fs::path> triton_python(const pipeline_config& config) {
+  if (!config.python.empty()) return config.python;
+  if (const char* env = std::getenv("PTXBENCH_PYTHON"); env && *env) return fs::path(env);
+  return find_executable("python3");
+}
 
 solution solution_for_triton_file(const std::string& file_name, const std::string& content, const task& t,
                                   const target_info& target) {
@@ -109,7 +118,7 @@ result<std::optional<build::build_result>> run_triton_cpu_stages(const task& t, 
     triton_gate::gate_options options;
     options.entry = candidate.entry_symbol();
     options.scalar_positions = scalar_positions(t.def);
-    if (!config.python.empty()) options.python = config.python;
+    if (auto python = triton_python(config)) options.python = *python;
     if (!config.root.empty()) options.script = triton_gate::gate_script_under(config.root);
     auto findings = triton_gate::check_triton_source(stored, options);
     if (!findings) return findings.err().with_context("source gate");
@@ -134,7 +143,7 @@ result<std::optional<build::build_result>> run_triton_cpu_stages(const task& t, 
   {
     stage_timer timer(stage_id::build);
     triton_gate::gate_options options;
-    if (!config.python.empty()) options.python = config.python;
+    if (auto python = triton_python(config)) options.python = *python;
     if (!config.root.empty()) options.script = triton_gate::gate_script_under(config.root);
     auto compiled = triton_gate::byte_compile(stored, options);
     if (!compiled) return compiled.err().with_context("build");

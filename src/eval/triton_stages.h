@@ -12,6 +12,7 @@
 //   static_sass  deferred: Triton compiles on the GPU; the cubins it writes during the warm-up are
 //                disassembled after the GPU stages (eval/gpu_stage.cc)
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,11 @@ bool is_triton(const solution& s);
 /// on disk), entry "kernel.py::run", language "triton", destination-passing.
 solution solution_for_triton_file(const std::string& file_name, const std::string& content, const task& t,
                                   const target_info& target);
+
+/// The python3 that runs Triton candidates (the gate, the byte-compile check and, on the GPU host,
+/// the runner, which needs torch and Triton): config.python, else $PTXBENCH_PYTHON, else python3 on
+/// PATH; nullopt when none is found.
+std::optional<std::filesystem::path> triton_python(const pipeline_config& config);
 
 /// Positions of the definition's scalar parameters (shape null) among inputs then outputs: the
 /// gate then knows every other parameter of run(...) is a tensor.
