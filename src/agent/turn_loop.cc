@@ -101,7 +101,7 @@ class loop {
     if (!prompts) return fail_setup(prompts.err().message);
     trajectory_meta meta{m_spec.model_name, m_spec.t->name, m_spec.target->name, m_spec.target->arch, m_spec.variant,
                          m_spec.index, m_spec.turn_limit, m_spec.target_speedup, history_policy_name(m_spec.policy),
-                         m_spec.seed};
+                         m_spec.seed, m_spec.language};
     m_traj = trajectory::start(meta, agent_config(m_spec), *prompts);
     if (auto saved = m_traj->save(m_spec.file); !saved) return fail_setup(saved.err().message);
     return std::nullopt;
@@ -157,14 +157,14 @@ class loop {
   };
 
   evaluated evaluate(const std::string& content, int k) {
-    extraction x = extract_kernel(content);
+    extraction x = extract_kernel(content, 512u << 10, m_spec.language);
     turn_evaluation e;
     e.code = &x;
     if (!x.code) {
       turn_assessment a;
       a.event = turn_event::no_code;
       a.label = eval_outcome::no_code;
-      return {feedback_message_json(k, a, no_code_feedback(x.problem), e), a, ""};
+      return {feedback_message_json(k, a, no_code_feedback(x.problem, m_spec.language), e), a, ""};
     }
     eval_request req{m_spec.t, m_spec.target, make_turn_solution(m_spec, k, x.code->code), m_spec.run_on_gpu};
     std::string infra;
@@ -187,7 +187,7 @@ class loop {
       e.verdict = &v;
       turn_assessment a = assess_verdict(v, m_spec.target_speedup);
       m_last_speedup = a.speedup;
-      auto feedback = feedback_message_json(k, a, verdict_feedback(v, a, *m_spec.t, m_spec.target_speedup), e);
+      auto feedback = feedback_message_json(k, a, verdict_feedback(v, a, *m_spec.t, m_spec.target_speedup, m_spec.language), e);
       return {std::move(feedback), a, x.code->code};
     }
     m_infra_message = "evaluation failed (infrastructure, not the kernel): " + infra;

@@ -28,7 +28,8 @@ extern "C" void on_signal(int) {
 }
 
 struct run_args {
-  std::string model, models_file, base_url, out, target = "h200", history = "full", evaluator = "pipeline";
+  std::string model, models_file, base_url, out, target = "h200", history = "full", evaluator = "pipeline",
+              language = "cuda";
   std::vector<std::string> tasks, variants = {"0", "1", "2"};
   int trajectories = 4, turns = 8, parallel = 4, gpus = 1, eval_retries = 1, fake_delay_ms = 0;
   double target_speedup = 1.2;
@@ -77,23 +78,30 @@ result<agent::evaluator_factory> evaluator_factory_for(const run_args& a, const 
 
 // Prompts from the knowledge packs (packs/variants.json through the prompt renderer); the variant
 // "builtin-minimal" is the pack-free built-in prompt, a control arm.
-result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(const context& ctx, const suite* tasks) {
+result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(const context& ctx, const suite* tasks,
+                                                                              const std::string& language) {
   auto manifest = prompts::load_variant_manifest(ctx.packs_dir());
   if (!manifest) return manifest.err();
   auto shared = std::make_shared<prompts::variant_manifest>(std::move(*manifest));
   std::filesystem::path packs_dir = ctx.packs_dir();
-  agent::prompt_builder build = [tasks, packs_dir](const task& t, const target_info& target,
-                                                   const std::string& variant) -> result<agent::prompt_pair> {
-    if (variant == agent::k_builtin_variant) return agent::builtin_prompt(t, target, variant);
-    auto r = prompts::render_prompt(*tasks, t, variant, target, packs_dir);
+  agent::prompt_builder build = [tasks, packs_dir, language](const task& t, const target_info& target,
+                                                             const std::string& variant) -> result<agent::prompt_pair> {
+    if (variant == agent::k_builtin_variant) {
+      if (language != "cuda") return make_error("the built-in minimal prompt is for CUDA candidates only");
+      return agent::builtin_prompt(t, target, variant);
+    }
+    auto r = prompts::render_prompt(*tasks, t, variant, target, packs_dir, language);
     if (!r) return r.err();
     return agent::prompt_pair{r->system, r->user};
   };
-  agent::variant_resolver resolve = [shared](const task& t, const target_info& target,
-                                             const std::string& spec) -> result<std::string> {
+  agent::variant_resolver resolve = [shared, language](const task& t, const target_info& target,
+                                                       const std::string& spec) -> result<std::string> {
     if (spec == agent::k_builtin_variant) return spec;
-    const auto* pack = shared->find_pack(target.pack);
-    if (!pack) return make_error(fmt::format("packs/variants.json has no pack '{}' for target {}", target.pack, target.name));
+    const auto* pack = shared->pack_for(target.pack, language);
+    if (!pack)
+      return make_error(language == "cuda"
+                            ? fmt::format("packs/variants.json has no pack '{}' for target {}", target.pack, target.name)
+                            : fmt::format("packs/variants.json has no {} pack", language));
     auto v = prompts::find_variant(*pack, t.problem, spec);
     if (!v) return v.err();
     return v->name;
@@ -114,6 +122,7 @@ std::vector<std::string> canonical_argv(const run_args& a) {
                                    "--target-speedup", fmt::format("{}", a.target_speedup), "--history", a.history,
                                    "--out", a.out};
   if (a.context_budget > 0) argv.insert(argv.end(), {"--context-budget", std::to_string(a.context_budget)});
+  if (a.language != "cuda") argv.insert(argv.end(), {"--language", a.language});
   if (a.cpu_only) argv.push_back("--cpu-only");
   if (a.seed != 0) argv.insert(argv.end(), {"--seed", std::to_string(a.seed)});
   if (!a.base_url.empty()) argv.insert(argv.end(), {"--base-url", a.base_url});
@@ -145,6 +154,7 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   agent::sweep_options o;
   o.out_dir = a.out;
   o.target = a.target;
+  o.language = a.language;
   o.variants = split_list(a.variants);
   o.trajectories = a.trajectories;
   o.turns = a.turns;
@@ -186,7 +196,7 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   agent::sweep_services s;
   s.tasks = &*tasks;
   s.model = &*model;
-  auto packs = pack_prompts(ctx, &*tasks);
+  auto packs = pack_prompts(ctx, &*tasks, a.language);
   if (!packs) return report_error(packs.err().message, exit_status::usage);
   s.prompts = packs->first;
   s.resolve_variant = packs->second;
@@ -247,6 +257,10 @@ void add_run_command(CLI::App& app, context& ctx) {
   cmd->add_option("--out", args->out, "run directory (plan.json, trajectories/, summary.json); re-run to resume")
       ->required();
   cmd->add_option("--target", args->target, "target GPU (suite/targets.json)")->capture_default_str();
+  cmd->add_option("--language", args->language,
+                  "the language the model writes: cuda (CUDA-PTX, kernel.cu) or triton (kernel.py, packs/triton)")
+      ->check(CLI::IsMember({"cuda", "triton"}))
+      ->capture_default_str();
   cmd->add_option("--variants", args->variants,
                   "prompt variants by name or index in each task's family (packs/variants.json), comma-separated; "
                   "builtin-minimal = the pack-free built-in prompt")

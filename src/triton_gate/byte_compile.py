@@ -9,8 +9,8 @@ without a binding, `await` outside `async`, too many nested blocks). `compile()`
 modules and never executes the code.
 
 Confinement: the limits below are set before the candidate's file is read, so even a pathological
-file cannot take the machine's memory, CPU or disk: address space 4 GiB, 30 s of CPU, no file
-writes (RLIMIT_FSIZE 0; stdout is a pipe, which the limit does not cover), 32 descriptors, no core
+file cannot take the machine's memory, CPU or disk: address space 4 GiB, 30 s of CPU, files of at
+most 1 MiB (the answer fits when stdout is a file; compile() writes none), 32 descriptors, no core
 dump. The caller runs this with `python3 -I -B` (isolated mode, no bytecode files written), an
 empty working folder and a wall-clock timeout.
 
@@ -34,7 +34,7 @@ def confine():
         import resource
     except ImportError:  # not Linux: nothing to set; the caller's timeout still applies
         return
-    limits = [("RLIMIT_AS", 4 << 30), ("RLIMIT_CPU", 30), ("RLIMIT_FSIZE", 0), ("RLIMIT_NOFILE", 32),
+    limits = [("RLIMIT_AS", 4 << 30), ("RLIMIT_CPU", 30), ("RLIMIT_FSIZE", 1 << 20), ("RLIMIT_NOFILE", 32),
               ("RLIMIT_CORE", 0)]
     for name, value in limits:
         which = getattr(resource, name, None)

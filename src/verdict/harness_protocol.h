@@ -22,14 +22,14 @@ namespace ptxbench {
 
 struct job_candidate {
   std::string id;                          ///< echoed back in the result
-  /// "cuda": shared_object is the built .so, loaded by ptxbench-runner; "triton": shared_object is
-  /// the stored kernel.py, imported by the Python runner (harness_job::triton).
-  std::string language = "cuda";
   std::filesystem::path shared_object;
   std::string symbol = "run";
   std::vector<std::string> required_families;  ///< for the dynamic check
   bool static_present = true;              ///< false: the static check found no required family
   bool static_known = false;               ///< false: no disassembler ran (deferred)
+  /// "cuda": shared_object is the built .so, loaded by ptxbench-runner; "triton": shared_object is
+  /// the stored kernel.py, imported by the Python runner (harness_job::triton).
+  std::string language = "cuda";
 };
 
 /// What the harness needs to compute the physical floor (eval/physical_floor.h) once it knows the
