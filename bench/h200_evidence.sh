@@ -11,6 +11,7 @@
 #   bench/h200_evidence.sh probe       the cuDNN probe: each graph variant and engine, both libcudnn
 #   bench/h200_evidence.sh agent       the replay agent over the GEMM task (issue 6); the CPU test
 #                                      binary's tests that need cuobjdump or a GPU
+#   bench/h200_evidence.sh triton      the Triton examples and the replayed Triton trajectory (issue 16)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PTXBENCH_BIN=${PTXBENCH_BIN:-$PWD/build/bin}
@@ -23,6 +24,12 @@ header() {
 cut_lines() { awk '{ if (length($0) > 2000) print substr($0, 1, 2000) " ...[cut]"; else print }'; }
 
 case "$part" in
+triton)
+  # The Triton track (issue 16): every example of examples/triton, failures each followed by a good
+  # kernel, the replayed Triton trajectory; results in $OUT/triton/ (bench/triton_h200.sh).
+  header
+  timeout 560 bash bench/triton_h200.sh
+  ;;
 gemm)
   header
   timeout 480 bash bench/gemm_h200.sh
@@ -78,7 +85,7 @@ agent)
   tail -3 "$OUT/gpu_host_cpu_tests.txt"
   ;;
 *)
-  echo "usage: $0 gemm|attention|probe|agent" >&2
+  echo "usage: $0 gemm|attention|probe|agent|triton" >&2
   exit 2
   ;;
 esac

@@ -1,6 +1,7 @@
 // `ptxbench metrics RUN_DIR... | --import-upstream FILE --out DIR`: per-turn records and the paper's
 // aggregates (turn and trajectory correctness rates, best speedups, Fast_p) as CSV files, and the
 // Table-1 view as markdown on stdout. docs/metrics.md defines every number.
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -44,6 +45,10 @@ exit_status run_metrics(const metrics_args& a) {
   auto tables = metrics::compute_metrics(groups, opt);
   auto st = metrics::write_metrics_dir(a.out, loaded.records, tables, meta_json(a, loaded, opt));
   if (!st) return report_error(st.err().message, exit_status::infra);
+  // The CUDA-PTX vs Triton comparison (Fig. 3) at the largest turn limit.
+  const int limit = opt.turn_limits.empty() ? 8 : *std::max_element(opt.turn_limits.begin(), opt.turn_limits.end());
+  if (auto lc = metrics::write_language_comparison(a.out, groups, limit, opt.p_values); !lc)
+    return report_error(lc.err().message, exit_status::infra);
   auto counts = metrics::count_records(loaded.records);
   std::fputs(metrics::render_table1_markdown(
                  metrics::build_table1(tables.turn_rates, opt.turn_limits, opt.min_coverage), opt.turn_limits)
@@ -51,7 +56,7 @@ exit_status run_metrics(const metrics_args& a) {
              stdout);
   std::fprintf(stderr, "ptxbench: %s\n",
                fmt::format("{} turns in {} runs ({} infra-error turns excluded); wrote {}/turns.csv, turns.json, "
-                           "turn_rates.csv, trajectory_rates.csv, best_speedup.csv, fast_p.csv, metrics.json",
+                           "turn_rates.csv, trajectory_rates.csv, best_speedup.csv, fast_p.csv, language_comparison.csv, metrics.json",
                            counts.turns, groups.size(), counts.infra_errors, a.out)
                    .c_str());
   return exit_status::ok;

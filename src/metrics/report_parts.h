@@ -43,6 +43,9 @@ std::string_view label_color(eval_outcome label);
 std::string table1_section(const std::vector<turn_group>& groups, const report_options& opt);
 /// Returns the <section> with, per task, Fast_p and Fast^Inst_p curves and best-speedup-by-T curves.
 std::string curves_section(const std::vector<turn_group>& groups, const report_options& opt);
+/// Returns the <section> comparing CUDA-PTX and Triton per task and model (the paper's Fig. 3), or a
+/// note that the inputs hold no Triton run.
+std::string language_section(const std::vector<turn_group>& groups, const report_options& opt);
 /// Returns the <section> with one stacked bar chart of turn labels per turn index per (model, arch).
 std::string labels_section(const std::vector<turn_group>& groups);
 /// Returns the <section> with a turn strip per trajectory; cells link to the turn's texts when `runs`

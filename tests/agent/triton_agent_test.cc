@@ -1,6 +1,8 @@
 // The agent's Triton path: finding kernel.py in a reply (```python fences, @triton.jit and a
 // top-level run), the turn's Solution (kernel.py::run, language triton), the feedback's wording,
 // and the trajectory recording the language (and refusing to resume another language's file).
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "agent/code_extract.h"
@@ -8,6 +10,9 @@
 #include "agent/trajectory.h"
 #include "agent/turn_loop.h"
 #include "agent/turn_setup.h"
+#include "core/file_io.h"
+#include "core/json_check.h"
+#include "core/process.h"
 #include "suite/task.h"
 #include "test_support.h"
 
@@ -97,6 +102,51 @@ TEST(TritonTurn, TrajectoryRecordsTheLanguageAndResumesOnlyTheSame) {
   EXPECT_NE(meta_mismatch(t.meta(), want).find("language is 'triton' in the file but 'cuda' now"), std::string::npos);
   want.language = "triton";
   EXPECT_EQ(meta_mismatch(t.meta(), want).find("language"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ptxbench::agent
+
+namespace ptxbench::agent {
+namespace {
+namespace fs = std::filesystem;
+
+// The shipped Triton replay through `ptxbench run --language triton --cpu-only` on the real
+// pipeline evaluator (CPU stages): turn 0 (torch.matmul) is rejected by the Python gate with rule
+// and line, turn 1 (the tl.dot GEMM) is built with static SASS deferred to the GPU.
+TEST(TritonReplay, RunLanguageTritonOnTheShippedReplay) {
+  if (!find_executable("python3")) GTEST_SKIP() << "python3 not found on PATH (the Triton gate needs it)";
+  fs::path bin = ptxbench::testing::bin_dir() / "ptxbench";
+  if (!fs::exists(bin)) GTEST_SKIP() << "build the `ptxbench` target first";
+  fs::path out = ptxbench::testing::make_temp_dir("triton-replay");
+  fs::path replay = ptxbench::testing::repo_root() / "examples" / "agent" / "triton_gemm_replay.json";
+  process_spec spec;
+  spec.argv = {bin.string(), "run", "--model", "replay:" + replay.string(), "--language", "triton", "--tasks",
+               "gemm_n7168_k5120", "--variants", "base", "--trajectories", "1", "--turns", "2", "--cpu-only",
+               "--out", out.string(), "-q"};
+  spec.timeout_s = 120;
+  spec.env_overrides = {{"PTXBENCH_ROOT", ptxbench::testing::repo_root().string()},
+                        {"PTXBENCH_CACHE", (out / "cache").string()}};
+  auto r = run_process(spec);
+  ASSERT_TRUE(r.succeeded()) << describe_exit(r) << "\n" << r.err;
+  auto plan = read_text_file(out / "plan.json", 1u << 20);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ((*parse_json(*plan, "plan"))["language"], "triton");
+  auto t = trajectory::load(out / "trajectories" / "gemm_n7168_k5120__h200__base__t0.json");
+  ASSERT_TRUE(t) << t.err().message;
+  EXPECT_EQ(t->meta().language, "triton");
+  const auto& msgs = t->json()["messages"];
+  ASSERT_GE(msgs.size(), 6u);
+  const auto& first = msgs[3]["extra"]["ptxbench"];
+  EXPECT_EQ(first["label"], "rejected");
+  EXPECT_NE(msgs[3]["content"].get<std::string>().find("kernel.py:42: [torch-compute]"), std::string::npos)
+      << msgs[3]["content"];
+  EXPECT_EQ(first["code_block"]["fence_tag"], "python");
+  const auto& second = msgs[5]["extra"]["ptxbench"];
+  EXPECT_EQ(second["label"], "built");
+  EXPECT_EQ(second["verdict"]["target_instructions"]["verdict"], "deferred");
+  EXPECT_TRUE(second["code_block"]["valid"].get<bool>());
+  fs::remove_all(out);
 }
 
 }  // namespace

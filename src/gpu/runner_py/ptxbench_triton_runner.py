@@ -249,6 +249,7 @@ class Runner:
         except Exception as e:
             self.fail(f"the compile helper could not be configured: {e}")
         patched = self.install_proxy(compile_helper.make_subprocess_proxy(self.compile_helper))
+        self.log(f"candidate {self.candidate_file}")
         self.log(f"python {sys.version.split()[0]}, torch {torch.__version__} (CUDA {torch.version.cuda}), "
                  f"triton {getattr(triton, '__version__', '?')}, ptxas {programs}, subprocess proxied in "
                  f"{len(patched)} module(s), CUPTI {'on' if self.cupti else 'off'}, mode {self.mode}")
