@@ -16,7 +16,8 @@ namespace ptxbench::metrics {
 
 /// One run of one model on one task: the unit of every table row.
 struct group_key {
-  std::string model, arch, language, definition, exp_dir;  ///< language: "cuda" or "triton"
+  std::string model, arch, definition, exp_dir;
+  std::string language = "cuda";  ///< the candidates' language: "cuda" or "triton"
   auto operator<=>(const group_key&) const = default;
 };
 
