@@ -12,7 +12,7 @@ files=()
 run() {  # task, then kernels
   local task=$1; shift
   echo "== $task: $*" | tee -a "$OUT/attention_examples.txt"
-  "$BIN/ptxbench" eval "$@" --task "$task" --target h200 --sanitize-timeout 120 --call-timeout 30 \
+  "$BIN/ptxbench" eval "$@" --task "$task" --target h200 --sanitize-timeout 120 --call-timeout 30 ${PTXBENCH_EVAL_FLAGS:-} \
     --out "$OUT/att_$task.json" >> "$OUT/attention_examples.txt" 2>&1
   echo "exit $?" | tee -a "$OUT/attention_examples.txt"
   files+=("$OUT/att_$task.json")

@@ -13,11 +13,12 @@ E=examples/gemm
 echo "== 1. examples"
 time timeout 330 "$BIN/ptxbench" eval $E/plain_tiled.cu $E/wgmma.cu $E/wgmma_tma_pipelined.cu $E/wgmma_tma_pack.cu $E/wgmma_dead_branch.cu \
   $E/wrong_result.cu $E/out_of_bounds.cu $E/hang.cu $E/host_segfault.cu $E/wgmma.cu \
-  --task gemm_n7168_k5120 --target h200 --sanitize-timeout 60 --call-timeout 20 --out "$OUT/gemm_examples.json" > "$OUT/gemm_examples.txt" 2>&1
+  --task gemm_n7168_k5120 --target h200 --sanitize-timeout 60 --call-timeout 20 ${PTXBENCH_EVAL_FLAGS:-} \
+  --out "$OUT/gemm_examples.json" > "$OUT/gemm_examples.txt" 2>&1
 echo "exit $?"
 echo "== 2. wgmma example x10 (timing spread; sanitizer and profiler were covered in 1)"
 reps=(); for i in $(seq 10); do reps+=("$E/wgmma.cu"); done
-time "$BIN/ptxbench" eval "${reps[@]}" --task gemm_n7168_k5120 --target h200 --no-sanitize --no-dynamic-check \
+time "$BIN/ptxbench" eval "${reps[@]}" --task gemm_n7168_k5120 --target h200 --no-sanitize --no-dynamic-check ${PTXBENCH_EVAL_FLAGS:-} \
   --out "$OUT/gemm_wgmma_repeats.json" > /dev/null 2>&1
 echo "exit $?"
 python3 bench/summarize_evals.py --manifest examples/manifest.json --out "$OUT/gemm_summary.json" \

@@ -45,6 +45,7 @@ def main():
         timing = v.get("timing") or {}
         exp = expected.get((os.path.basename(v["file"]), v["task"]))
         row = {"file": v["file"], "task": v["task"], "status": v.get("status"), "outcome": v.get("outcome"),
+               "deciding_stage": v.get("deciding_stage", ""),
                "target_verdict": t.get("verdict"), "target_correct": v.get("target_correct"),
                "speedup": timing.get("speedup"), "candidate_ms": (timing.get("candidate") or {}).get("median_ms"),
                "reference_ms": (timing.get("reference") or {}).get("median_ms"),

@@ -39,10 +39,12 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 5> k_prefixe
 
 constexpr std::array<std::string_view, 2> k_export_table_names = {"cuGetExportTable", "cudaGetExportTable"};
 
-// Types and functions of ptxbench-runner and its CUPTI tracer (src/gpu/runner_main.cc,
-// activity_tracer.h). Distinctive enough that a kernel has no reason to use the words.
-constexpr std::array<std::string_view, 5> k_runner_names = {"activity_tracer", "gpu_span", "runner_state",
-                                                            "runner_client", "message_channel"};
+// Types and functions of ptxbench-runner, its CUPTI tracer and launch audit, and its channels to the
+// harness (src/gpu/runner/, activity_tracer.h, core/sync_channel.h). Distinctive enough that a
+// kernel has no reason to use the words.
+constexpr std::array<std::string_view, 8> k_runner_names = {"activity_tracer", "gpu_span",      "runner_state",
+                                                            "runner_client",   "message_channel", "sync_channel",
+                                                            "launch_counter",  "launch_grouper"};
 
 // How code finds other images in its process without naming their functions: the dynamic linker's
 // list (dl_iterate_phdr, _r_debug, link_map), symbol lookup by address (dladdr), the auxiliary

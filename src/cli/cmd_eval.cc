@@ -10,7 +10,8 @@ void add_eval_command(CLI::App& app, context& ctx) {
   auto opts = std::make_shared<candidate_options>();
   add_candidate_options(*cmd, *opts);
   auto& g = opts->gpu;
-  auto no_sanitize = std::make_shared<bool>(false), no_dynamic = std::make_shared<bool>(false);
+  auto no_sanitize = std::make_shared<bool>(false), no_dynamic = std::make_shared<bool>(false),
+       no_sandbox = std::make_shared<bool>(false);
   cmd->add_option("--device", g.device, "CUDA device ordinal")->capture_default_str();
   cmd->add_option("--warmup", g.warmup, "untimed (reference, candidate) pairs before timing")->capture_default_str();
   cmd->add_option("--iterations", g.iterations, "timed (reference, candidate) pairs")->capture_default_str();
@@ -23,11 +24,21 @@ void add_eval_command(CLI::App& app, context& ctx) {
   cmd->add_option("--sanitizer-tools", g.sanitizer_tools, "comma list of memcheck, racecheck, synccheck, initcheck")
       ->capture_default_str();
   cmd->add_flag("--no-dynamic-check", *no_dynamic, "skip the runtime target-instruction count (Nsight Compute)");
+  cmd->add_flag("--no-sandbox", *no_sandbox,
+                "run candidates unconfined (to diagnose a GPU host only; every verdict records it)");
   cmd->add_option("--call-timeout", g.call_timeout_s, "seconds one candidate call may take")->capture_default_str();
   cmd->add_option("--sanitize-timeout", g.sanitize_timeout_s, "seconds one call may take under compute-sanitizer")
       ->capture_default_str();
   cmd->add_option("--profile-timeout", g.profile_timeout_s, "seconds the profiled call may take under Nsight Compute")
       ->capture_default_str();
+  cmd->add_option("--timing-channel", g.timing_channel,
+                  "how the harness times a call: shared_memory (spin-polled shared page, tens of microseconds) or "
+                  "socket (the older JSON round trip, ~1 ms)")
+      ->check(CLI::IsMember({"shared_memory", "socket"}))
+      ->capture_default_str();
+  auto no_tamper_check = std::make_shared<bool>(false);
+  cmd->add_flag("--no-tamper-check", *no_tamper_check,
+                "diagnosis: record the launch audit's findings instead of failing the call (\"measurement tampered\")");
   cmd->add_option("--seed", g.seed, "base seed for inputs (0: draw one; always recorded in the verdict)");
   cmd->add_option("--harness", g.harness, "ptxbench-harness executable (default: beside ptxbench)");
   auto min_coverage = std::make_shared<double>(-1);
@@ -35,7 +46,9 @@ void add_eval_command(CLI::App& app, context& ctx) {
                   "target-correct also needs a required family to do this share of the task's work, e.g. 0.9 "
                   "(default: off, the paper's rule)")
       ->check(CLI::Range(0.0, 100.0));
-  cmd->callback([&ctx, opts, no_sanitize, no_dynamic, min_coverage]() {
+  cmd->callback([&ctx, opts, no_sanitize, no_dynamic, no_sandbox, min_coverage, no_tamper_check]() {
+    opts->gpu.sandbox = !*no_sandbox;
+    opts->gpu.tamper_check = !*no_tamper_check;
     if (*min_coverage >= 0) opts->gpu.min_coverage = *min_coverage;
     opts->gpu.sanitize = !*no_sanitize;
     opts->gpu.dynamic_check = !*no_dynamic;

@@ -1,6 +1,8 @@
 // `ptxbench metrics RUN_DIR... | --import-upstream FILE --out DIR`: per-turn records and the paper's
 // aggregates (turn and trajectory correctness rates, best speedups, Fast_p) as CSV files, and the
-// Table-1 view as markdown on stdout. docs/metrics.md defines every number.
+// Table-1 view as markdown on stdout and in table1.md. Data warnings (unfinished or missing
+// trajectories, duplicated rows ...) go to stderr, warnings.csv, table1.md and metrics.json.
+// The CUDA-PTX vs Triton comparison goes to language_comparison.csv. docs/metrics.md defines every number.
 #include <algorithm>
 #include <cstdio>
 
@@ -10,6 +12,7 @@
 #include "cli/metrics_inputs.h"
 #include "metrics/aggregate.h"
 #include "metrics/metrics_csv.h"
+#include "metrics/data_warnings.h"
 #include "metrics/table1.h"
 
 namespace ptxbench::cli {
@@ -30,7 +33,9 @@ ordered_json meta_json(const metrics_args& a, const metrics::loaded_inputs& in, 
           {"fast_p", a.input.fast_p},
           {"counted_turns", counts.turns},
           {"infra_error_turns_excluded", counts.infra_errors},
-          {"notes", in.notes}};
+          {"warnings", metrics::warnings_json(in.warnings)},
+          {"notes", in.notes},
+          {"cpu_only_runs", in.cpu_only_runs}};
 }
 
 exit_status run_metrics(const metrics_args& a) {
@@ -43,29 +48,34 @@ exit_status run_metrics(const metrics_args& a) {
   const auto& loaded = in->loaded;
   auto groups = metrics::group_turns(loaded.records);
   auto tables = metrics::compute_metrics(groups, opt);
-  auto st = metrics::write_metrics_dir(a.out, loaded.records, tables, meta_json(a, loaded, opt));
+  const std::string table = metrics::render_table1_markdown(
+      metrics::build_table1(tables.turn_rates, opt.turn_limits, opt.min_coverage), opt.turn_limits);
+  auto st = metrics::write_metrics_dir(a.out, loaded.records, tables, loaded.warnings,
+                                       metrics::render_table1_file(table, loaded.warnings, loaded.notes),
+                                       meta_json(a, loaded, opt));
   if (!st) return report_error(st.err().message, exit_status::infra);
   // The CUDA-PTX vs Triton comparison (Fig. 3) at the largest turn limit.
   const int limit = opt.turn_limits.empty() ? 8 : *std::max_element(opt.turn_limits.begin(), opt.turn_limits.end());
   if (auto lc = metrics::write_language_comparison(a.out, groups, limit, opt.p_values); !lc)
     return report_error(lc.err().message, exit_status::infra);
   auto counts = metrics::count_records(loaded.records);
-  std::fputs(metrics::render_table1_markdown(
-                 metrics::build_table1(tables.turn_rates, opt.turn_limits, opt.min_coverage), opt.turn_limits)
-                 .c_str(),
-             stdout);
+  std::fputs(table.c_str(), stdout);
   std::fprintf(stderr, "ptxbench: %s\n",
                fmt::format("{} turns in {} runs ({} infra-error turns excluded); wrote {}/turns.csv, turns.json, "
-                           "turn_rates.csv, trajectory_rates.csv, best_speedup.csv, fast_p.csv, language_comparison.csv, metrics.json",
+                           "turn_rates.csv, trajectory_rates.csv, best_speedup.csv, fast_p.csv, language_comparison.csv, "
+                           "warnings.csv, table1.md, metrics.json",
                            counts.turns, groups.size(), counts.infra_errors, a.out)
                    .c_str());
+  if (auto summary = warnings_summary(loaded, a.out + "/warnings.csv, table1.md and metrics.json"); !summary.empty())
+    std::fprintf(stderr, "ptxbench: %s\n", summary.c_str());
   return exit_status::ok;
 }
 
 }  // namespace
 
 void add_metrics_command(CLI::App& app, context& ctx) {
-  auto* cmd = app.add_subcommand("metrics", "turn/trajectory correctness rates, best speedups and Fast_p as CSV");
+  auto* cmd = app.add_subcommand("metrics",
+                                 "turn/trajectory correctness rates, best speedups and Fast_p as CSV, Table 1 as markdown");
   auto a = std::make_shared<metrics_args>();
   add_metrics_input_options(cmd, a->input, "turn limits T, comma-separated (default 1,4,8)");
   cmd->add_option("--out", a->out, "output folder for the CSV/JSON files")->required();

@@ -1,5 +1,6 @@
 // `ptxbench report RUN_DIR... [--import-upstream FILE] --out report.html`: one self-contained HTML file
-// (tables, Fast_p and best-speedup curves, turn labels, per-trajectory turn strips).
+// (tables, Fast_p and best-speedup curves, turn labels, per-trajectory turn strips). Data warnings and
+// CPU-only runs are shown in banners at its top.
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -30,6 +31,8 @@ exit_status run_report(const report_args& a) {
   auto st = write_file_atomic(a.out, html);
   if (!st) return report_error(st.err().message, exit_status::infra);
   std::fprintf(stderr, "ptxbench: wrote %s (%s, self-contained)\n", a.out.c_str(), human_bytes(html.size()).c_str());
+  if (auto summary = warnings_summary(in->loaded, "the report's banner"); !summary.empty())
+    std::fprintf(stderr, "ptxbench: %s\n", summary.c_str());
   return exit_status::ok;
 }
 

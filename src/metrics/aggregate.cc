@@ -119,12 +119,13 @@ std::vector<fast_p_point> compute_fast_p(std::span<const turn_record> turns, int
 
 std::vector<double> p_grid(double from, double to, double step) {
   std::vector<double> out;
-  if (!(step > 0) || to < from) return out;
-  for (int64_t i = 0;; ++i) {
-    double p = std::round((from + static_cast<double>(i) * step) * 1e9) / 1e9;
-    if (p > to + 1e-9) break;
-    out.push_back(p);
-  }
+  if (!(step > 0) || !(to >= from) || !std::isfinite(to - from)) return out;
+  // Count the points first: stepping until p passes `to` never ends when the step is below the
+  // rounding (1e-9) or below the spacing of doubles near `from`.
+  const double last = std::floor((to - from) / step + 1e-7);
+  if (!(last <= 1e7)) return out;
+  for (int64_t i = 0; i <= static_cast<int64_t>(last); ++i)
+    out.push_back(std::round((from + static_cast<double>(i) * step) * 1e9) / 1e9);
   return out;
 }
 

@@ -73,7 +73,8 @@ struct fast_p_point {
 std::vector<fast_p_point> compute_fast_p(std::span<const turn_record> turns, int turn_limit,
                                          const std::vector<double>& p_values);
 
-/// Returns from, from+step, ... up to `to` inclusive (rounded to 1e-9 so 0.15 prints as 0.15).
+/// Returns from, from+step, ... up to `to` inclusive (rounded to 1e-9 so 0.15 prints as 0.15); empty
+/// for a step <= 0, a reversed or non-finite range, or more than 10^7 points.
 std::vector<double> p_grid(double from, double to, double step);
 
 struct metrics_options {

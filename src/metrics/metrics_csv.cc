@@ -68,7 +68,8 @@ std::string fast_p_csv(const std::vector<fast_p_row>& rows) {
 }
 
 status write_metrics_dir(const std::filesystem::path& out_dir, const std::vector<turn_record>& records,
-                         const metrics_tables& tables, const ordered_json& meta) {
+                         const metrics_tables& tables, const std::vector<data_warning>& warnings,
+                         const std::string& table1_markdown, const ordered_json& meta) {
   const std::pair<const char*, std::string> files[] = {
       {"turns.csv", records_to_csv(records)},
       {"turns.json", records_to_json_text(records)},
@@ -76,6 +77,8 @@ status write_metrics_dir(const std::filesystem::path& out_dir, const std::vector
       {"trajectory_rates.csv", trajectory_rates_csv(tables.trajectory_rates)},
       {"best_speedup.csv", best_speedup_csv(tables.best_speedups)},
       {"fast_p.csv", fast_p_csv(tables.fast_p)},
+      {"warnings.csv", warnings_csv(warnings)},
+      {"table1.md", table1_markdown},
       {"metrics.json", dump_pretty(meta) + "\n"},
   };
   for (const auto& [name, text] : files) {

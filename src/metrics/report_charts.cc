@@ -2,6 +2,7 @@
 // turn-label bars.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,6 +13,8 @@
 
 namespace ptxbench::metrics::report_detail {
 namespace {
+
+constexpr double k_no_value = std::numeric_limits<double>::quiet_NaN();
 
 int fast_p_limit(const report_options& opt) {
   if (opt.fast_p_turn_limit > 0) return opt.fast_p_turn_limit;
@@ -143,14 +146,26 @@ std::string curves_section(const std::vector<turn_group>& groups, const report_o
       "fraction of the evaluated turns (first {} turns of every trajectory) that are correct with speedup &gt; p; "
       "Fast<sup>Inst</sup><sub>p</sub> also requires the target instruction family verified as executed. Lines: mean "
       "over prompt variants; shading: min–max over variants. Best speedup: highest speedup over correct "
-      "(target-correct) turns within the first T turns.</p>",
+      "(target-correct) turns within the first T turns; the dashed line is the reference's speed (1.0×), and × on "
+      "the axis marks a turn limit with no correct turn that has a speedup yet.</p>",
       limit);
   for (const auto& b : task_blocks(groups)) {
-    line_chart fast{"Fast_p (" + b.definition + ", " + b.arch + ")", "speedup threshold p", "fraction of turns", {}};
-    line_chart inst{"Fast^Inst_p (" + b.definition + ", " + b.arch + ")", "speedup threshold p", "fraction of turns", {}};
-    line_chart best{"Best speedup by turn limit", "turn limit T", "best speedup", {}};
-    line_chart best_t{"Best target-instruction speedup", "turn limit T", "best speedup", {}};
-    for (auto* c : {&fast, &inst}) { c->x_min = opt.p_values.empty() ? 0 : opt.p_values.front(); c->y_max = 1; }
+    const std::string where = " (" + b.definition + ", " + b.arch + ")";
+    line_chart fast{"", "speedup threshold p", "fraction of turns", {}};
+    fast.title_runs = {{"Fast"}, {"p", text_run::shift::sub}, {where}};
+    line_chart inst{"", "speedup threshold p", "fraction of turns", {}};
+    inst.title_runs = {{"Fast"}, {"Inst", text_run::shift::super}, {"p", text_run::shift::sub}, {where}};
+    line_chart best{"Best speedup by turn limit", "turn limit T", "best speedup (×)", {}};
+    line_chart best_t{"Best target-instruction speedup", "turn limit T", "best speedup (×)", {}};
+    for (auto* c : {&fast, &inst}) {
+      c->x_min = opt.p_values.empty() ? 0 : opt.p_values.front();
+      c->y_max = 1;
+      c->x_refs = {{1.0, "p = 1"}};
+    }
+    // No correct turn within the first T turns is no speedup at all, not a speedup of 0.
+    best.gap_label = "no correct turn with a speedup yet";
+    best_t.gap_label = "no target-correct turn with a speedup yet";
+    for (auto* c : {&best, &best_t}) c->y_refs = {{1.0, "1.0× = reference"}};
     for (int t = 1; t <= turns && turns <= 16; ++t) { best.x_ticks.push_back(t); best_t.x_ticks.push_back(t); }
     for (const turn_group* g : b.groups) {
       const std::string name = run_name(b, *g), color = colors.color(g->key);
@@ -161,9 +176,9 @@ std::string curves_section(const std::vector<turn_group>& groups, const report_o
       for (int t = 1; t <= turns; ++t) {
         auto v = compute_best_speedups(g->turns, t);
         s.x.push_back(t);
-        s.y.push_back(v.best);
+        s.y.push_back(v.best > 0 ? v.best : k_no_value);
         st.x.push_back(t);
-        st.y.push_back(v.best_target);
+        st.y.push_back(v.best_target > 0 ? v.best_target : k_no_value);
       }
       best.series.push_back(std::move(s));
       best_t.series.push_back(std::move(st));

@@ -39,6 +39,10 @@ std::string short_dir(const std::string& exp_dir);
 /// The CSS color of a turn label (same in bars, strips and legends).
 std::string_view label_color(eval_outcome label);
 
+/// Returns the banners for the top of the report: #report-warnings (one item per data warning),
+/// #report-cpu-only (runs where nothing ran on a GPU) and #report-fake-evaluator; empty when none applies.
+std::string banners(const loaded_inputs& in);
+
 /// Returns the <section> with the Table-1 view (one HTML table per arch).
 std::string table1_section(const std::vector<turn_group>& groups, const report_options& opt);
 /// Returns the <section> with, per task, Fast_p and Fast^Inst_p curves and best-speedup-by-T curves.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "metrics/report_parts.h"
+#include "metrics/run_completeness.h"
 #include "metrics/svg_chart.h"
 
 namespace ptxbench::metrics::report_detail {
@@ -89,7 +90,13 @@ std::string strips_section(const std::vector<turn_group>& groups, const std::vec
                          linked ? " href=\"#" + anchor + "\"" : "", r.turn + 1);
         if (linked) details += turn_details(anchor, id, r, tr->texts[k], opt);
       }
-      h += fmt::format("</td><td class=\"note\">{}</td></tr>", tr ? xml_escape(tr->exit_status) : "");
+      // An unfinished trajectory says so beside its strip, in the warning color.
+      auto unfinished = tr ? unfinished_warning(*tr) : std::nullopt;
+      if (unfinished)
+        h += fmt::format("</td><td class=\"note unfinished\" title=\"{}\">{} · unfinished</td></tr>",
+                         xml_escape(unfinished->message), xml_escape(tr->exit_status.empty() ? "no exit status" : tr->exit_status));
+      else
+        h += fmt::format("</td><td class=\"note\">{}</td></tr>", tr ? xml_escape(tr->exit_status) : "");
     }
     h += "</table>" + details + "</details>";
   }

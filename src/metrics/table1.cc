@@ -141,4 +141,22 @@ std::string render_table1_markdown(const std::vector<table1_block>& blocks, cons
   return out;
 }
 
+std::string render_table1_file(const std::string& table_markdown, const std::vector<data_warning>& warnings,
+                               const std::vector<std::string>& notes) {
+  std::string out = "# Table 1 (turn correctness)\n\n";
+  if (!warnings.empty()) {
+    out += fmt::format("> **{} warning{} about the data behind these numbers** (also in warnings.csv and "
+                       "metrics.json):\n>\n",
+                       warnings.size(), warnings.size() == 1 ? "" : "s");
+    for (const auto& w : warnings) out += "> - " + w.message + "\n";
+    out += "\n";
+  }
+  if (!notes.empty()) {
+    for (const auto& n : notes) out += "> Note: " + n + "\n>\n";
+    out.resize(out.size() - 2);  // no empty quote line after the last note
+    out += "\n";
+  }
+  return out + table_markdown;
+}
+
 }  // namespace ptxbench::metrics

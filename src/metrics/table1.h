@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "metrics/aggregate.h"
+#include "metrics/data_warnings.h"
 
 namespace ptxbench::metrics {
 
@@ -44,5 +45,10 @@ std::string percent_text(const std::optional<double>& rate);
 /// Renders the blocks as markdown tables, two lines per model (target first, plain in parentheses),
 /// and a third with the coverage-qualified target rate when the cells have one.
 std::string render_table1_markdown(const std::vector<table1_block>& blocks, const std::vector<int>& turn_limits);
+
+/// The contents of table1.md: a heading, then the data warnings and notes as a quoted block above the
+/// table (so a table copied into a paper is copied with its caveats), then the rendered table.
+std::string render_table1_file(const std::string& table_markdown, const std::vector<data_warning>& warnings,
+                               const std::vector<std::string>& notes);
 
 }  // namespace ptxbench::metrics

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/file_io.h"
+#include "metrics/run_completeness.h"
 
 namespace ptxbench::metrics {
 namespace fs = std::filesystem;
@@ -172,11 +173,20 @@ result<trajectory> trajectory_from_json(const ordered_json& j, const std::string
   turn_record base = read_meta(j, exp_dir, errs, out.turn_limit);
   if (!errs.empty()) return errs.to_error();
   base.trajectory = id;
-  if (const auto& info = j["info"]; info.contains("exit_status") && info["exit_status"].is_string())
-    out.exit_status = info["exit_status"].get<std::string>();
+  const auto& info = j["info"];
+  if (info.contains("exit_status") && info["exit_status"].is_string()) out.exit_status = info["exit_status"].get<std::string>();
+  // Where the verdicts came from (informational: a CPU-only or fake-evaluator run is said so in the
+  // outputs); absent in older files and in files from other tools.
+  if (info.contains("config") && info["config"].is_object() && info["config"].contains("environment") &&
+      info["config"]["environment"].is_object()) {
+    const auto& env = info["config"]["environment"];
+    if (env.contains("run_on_gpu") && env["run_on_gpu"].is_boolean()) out.run_on_gpu = env["run_on_gpu"].get<bool>();
+    if (env.contains("evaluator") && env["evaluator"].is_string()) out.evaluator = env["evaluator"].get<std::string>();
+  }
   if (!j.contains("messages") || !expect_array(j["messages"], "messages", errs))
     return errs.empty() ? error{"messages: missing required field"} : errs.to_error();
   const auto& msgs = j["messages"];
+  std::optional<int> last_counted_turn;
   if (msgs.size() < 2 || role_of(msgs[0]) != "system" || role_of(msgs[1]) != "user")
     return make_error("messages: expected a system message and the task's user message first");
   // After the first two, assistant k sits at 2+2k and its feedback at 3+2k; an optional exit message ends it.
@@ -193,6 +203,14 @@ result<trajectory> trajectory_from_json(const ordered_json& j, const std::string
     read_reply(msgs[i], rp, r, t, errs);
     read_feedback(msgs[i + 1], fp, r, t, errs);
     if (!errs.empty()) return errs.to_error();
+    if (r.counted()) {
+      // Two counted turns with one number would be one turn counted twice.
+      if (last_counted_turn && r.turn <= *last_counted_turn)
+        return make_error(fmt::format("{}: turn {} follows counted turn {}; counted turns must be numbered upwards "
+                                      "(only an infra_error turn repeats a number)",
+                                      json_child(json_child(fp, "extra"), "turn"), r.turn, *last_counted_turn));
+      last_counted_turn = r.turn;
+    }
     out.turns.push_back(std::move(r));
     out.texts.push_back(std::move(t));
   }
@@ -221,12 +239,36 @@ result<run_data> read_run_dir(const fs::path& dir) {
   if (ec) return make_error(fmt::format("{}: {}", folder.string(), ec.message()));
   if (files.empty()) return make_error(fmt::format("{}: no *.json trajectory files", folder.string()));
   std::sort(files.begin(), files.end());
-  run_data run{dir.string(), {}};
+  run_data run{dir.string(), {}, {}};
+  std::vector<std::string> found;
+  std::vector<data_warning> unreadable;
+  std::string first_error;
   for (const auto& f : files) {
-    auto t = read_trajectory(f, run.dir);
-    if (!t) return t.err();
+    found.push_back((fs::path("trajectories") / f.filename()).string());
+    // Reading and parsing apart from interpreting: a file we cannot read is missing data (warned
+    // about), a file we read but that contradicts itself is wrong data (refused).
+    auto text = read_text_file(f, k_max_trajectory_bytes);
+    auto j = text ? parse_json(*text, f.string()) : result<ordered_json>(text.err());
+    if (!j) {
+      if (first_error.empty()) first_error = j.err().message;
+      std::string why = j.err().message;  // usually "<file>: <problem>"; the file is named once
+      if (why.rfind(f.string() + ": ", 0) == 0) why.erase(0, f.string().size() + 2);
+      unreadable.push_back({warning_kind::unreadable_trajectory, f.string(),
+                            fmt::format("{}: unreadable ({}); skipped, its turns are not counted", f.string(), why)});
+      continue;
+    }
+    auto t = trajectory_from_json(*j, f.stem().string(), run.dir);
+    if (!t) return t.err().with_context(f.string());
+    t->file = f.string();
     run.trajectories.push_back(std::move(*t));
   }
+  if (run.trajectories.empty())
+    return make_error(fmt::format("{}: none of its {} trajectory files could be read (first: {})", folder.string(),
+                                  files.size(), first_error));
+  run.warnings = plan_warnings(dir, found);
+  run.warnings.insert(run.warnings.end(), unreadable.begin(), unreadable.end());
+  for (const auto& t : run.trajectories)
+    if (auto w = unfinished_warning(t)) run.warnings.push_back(std::move(*w));
   return run;
 }
 

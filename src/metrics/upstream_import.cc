@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -53,6 +54,15 @@ std::optional<T> parse_number(std::string_view s) {
   return v;
 }
 
+// The first column where two rows differ, as "correctness: 'Correct' vs 'Runtime error'"; empty
+// when they are identical.
+std::string first_difference(const csv_table& t, std::size_t a, std::size_t b) {
+  for (std::size_t col = 0; col < t.columns(); ++col)
+    if (t.at(a, col) != t.at(b, col))
+      return fmt::format("{}: '{}' vs '{}'", t.header()[col], t.at(a, col), t.at(b, col));
+  return "";
+}
+
 }  // namespace
 
 
@@ -72,14 +82,34 @@ static std::string upstream_language(const std::string& exp_dir) {
   return lower.find("triton") != std::string::npos ? "triton" : "cuda";
 }
 
-result<std::vector<turn_record>> import_upstream_turns(const csv_table& t, const upstream_options& options) {
+result<upstream_turns> import_upstream_turns(const csv_table& t, const upstream_options& options) {
   auto cols = find_columns(t);
   if (!cols) return cols.err();
   const columns& c = *cols;
-  std::vector<turn_record> out;
+  upstream_turns result_turns;
+  std::vector<turn_record>& out = result_turns.records;
   out.reserve(t.rows());
+  // identity -> first row with it. '\x1f' (unit separator) cannot occur unescaped between fields.
+  std::unordered_map<std::string, std::size_t> first_row;
+  first_row.reserve(t.rows());
+  std::size_t dropped = 0;
+  std::optional<std::pair<std::size_t, std::size_t>> first_copy;  // (copy row, original row)
+  const std::size_t identity_cols[] = {c.model, c.arch, c.definition, c.exp_dir, c.trajectory_id, c.turn};
   for (std::size_t row = 0; row < t.rows(); ++row) {
     auto where = [&](const std::string& what) { return make_error(fmt::format("{}:{}: {}", t.source(), t.line_of(row), what)); };
+    std::string identity;
+    for (std::size_t col : identity_cols) identity.append(t.at(row, col)).push_back('\x1f');
+    if (auto [it, inserted] = first_row.try_emplace(std::move(identity), row); !inserted) {
+      std::string diff = first_difference(t, it->second, row);
+      if (!diff.empty())
+        return where(fmt::format("the turn of line {} again (run {}, trajectory {}, turn {}) with different content "
+                                 "({}); which row is right cannot be known, so nothing is computed",
+                                 t.line_of(it->second), t.at(row, c.exp_dir), t.at(row, c.trajectory_id),
+                                 t.at(row, c.turn), diff));
+      if (!first_copy) first_copy = std::pair{row, it->second};
+      ++dropped;
+      continue;
+    }
     turn_record r;
     r.model = t.at(row, c.model);
     r.arch = t.at(row, c.arch);
@@ -113,10 +143,16 @@ result<std::vector<turn_record>> import_upstream_turns(const csv_table& t, const
     if (c.arch_tag) r.arch_tag = t.at(row, *c.arch_tag);
     out.push_back(std::move(r));
   }
-  return out;
+  if (dropped > 0)
+    result_turns.warnings.push_back(
+        {warning_kind::duplicate_rows, t.source(),
+         fmt::format("{}: {} duplicated rows dropped: identical copies of earlier rows with the same model, arch, "
+                     "definition, exp_dir, trajectory_id and turn (first: line {}, a copy of line {}); {} turns counted",
+                     t.source(), dropped, t.line_of(first_copy->first), t.line_of(first_copy->second), out.size())});
+  return result_turns;
 }
 
-result<std::vector<turn_record>> read_upstream_turns(const fs::path& file, const upstream_options& options) {
+result<upstream_turns> read_upstream_turns(const fs::path& file, const upstream_options& options) {
   auto text = read_text_file(file, k_max_csv_bytes);
   if (!text) return text.err();
   auto table = csv_table::parse(std::move(*text), file.string());
@@ -140,7 +176,7 @@ result<std::vector<upstream_experiment>> read_upstream_experiments(const fs::pat
   return out;
 }
 
-std::vector<std::string> align_with_experiments(std::vector<turn_record>& records,
+std::vector<data_warning> align_with_experiments(std::vector<turn_record>& records,
                                                 const std::vector<upstream_experiment>& experiments) {
   using run_key = std::tuple<std::string, std::string, std::string, std::string>;
   std::map<run_key, std::size_t> rank;
@@ -151,14 +187,16 @@ std::vector<std::string> align_with_experiments(std::vector<turn_record>& record
     seen.insert(k);
     if (!rank.count(k)) unlisted.insert(k);
   }
-  std::vector<std::string> notes;
+  std::vector<data_warning> notes;
   for (const auto& k : unlisted)
-    notes.push_back(fmt::format("run {} ({}, {}, {}) has turns but no experiments.csv row", std::get<3>(k),
-                                std::get<0>(k), std::get<1>(k), std::get<2>(k)));
+    notes.push_back({warning_kind::run_not_in_experiments, std::get<3>(k),
+                     fmt::format("run {} ({}, {}, {}) has turns but no experiments.csv row", std::get<3>(k),
+                                 std::get<0>(k), std::get<1>(k), std::get<2>(k))});
   for (const auto& e : experiments)
     if (!seen.count(run_key{e.model, e.arch, e.definition, e.exp_dir}))
-      notes.push_back(fmt::format("experiment {} ({}, {}, {}) has no turns in the per-turn export", e.exp_dir, e.model,
-                                  e.arch, e.definition));
+      notes.push_back({warning_kind::experiment_without_turns, e.exp_dir,
+                       fmt::format("experiment {} ({}, {}, {}) has no turns in the per-turn export", e.exp_dir,
+                                   e.model, e.arch, e.definition)});
   // Rank each record once (key lookups build strings), then reorder by a stable index sort.
   std::vector<std::size_t> record_rank(records.size()), order(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {

@@ -18,6 +18,7 @@
 
 #include "core/result.h"
 #include "core/csv.h"
+#include "metrics/data_warnings.h"
 #include "metrics/turn_record.h"
 
 namespace ptxbench::metrics {
@@ -33,12 +34,21 @@ struct upstream_options {
 /// the id is not exp_<number> or block is 0.
 std::string upstream_variant(std::string_view trajectory_id, int block);
 
+/// The identity of a turn row is (model, arch, definition, exp_dir, trajectory_id, turn): one turn
+/// of one trajectory of one run. In upstream's whole export each identity occurs exactly once.
+struct upstream_turns {
+  std::vector<turn_record> records;    ///< one per distinct turn row, in file order
+  std::vector<data_warning> warnings;  ///< one `duplicate_rows` warning when identical copies were dropped
+};
+
 /// Converts the parsed per-turn export to records. Fails with "<file>:<line>: <problem>" on a missing
-/// column, a malformed number, an unknown correctness class or a target-correct turn that is not correct.
-result<std::vector<turn_record>> import_upstream_turns(const csv_table& table, const upstream_options& options);
+/// column, a malformed number, an unknown correctness class, a target-correct turn that is not correct,
+/// or a row with the identity of an earlier row but different content in any column (which of the
+/// two is right cannot be known). Identical copies of an earlier row are dropped, with one warning.
+result<upstream_turns> import_upstream_turns(const csv_table& table, const upstream_options& options);
 
 /// Reads and converts the per-turn export file.
-result<std::vector<turn_record>> read_upstream_turns(const std::filesystem::path& file, const upstream_options& options);
+result<upstream_turns> read_upstream_turns(const std::filesystem::path& file, const upstream_options& options);
 
 struct upstream_experiment {
   std::string model, arch, definition, workload, exp_dir;
@@ -48,9 +58,9 @@ struct upstream_experiment {
 result<std::vector<upstream_experiment>> read_upstream_experiments(const std::filesystem::path& file);
 
 /// Reorders records so runs appear in experiments.csv order (runs it does not list go last, in their
-/// original order) and returns one note per mismatch: a run with turns but no experiments row, or an
+/// original order) and returns one warning per mismatch: a run with turns but no experiments row, or an
 /// experiment with no turns.
-std::vector<std::string> align_with_experiments(std::vector<turn_record>& records,
+std::vector<data_warning> align_with_experiments(std::vector<turn_record>& records,
                                                 const std::vector<upstream_experiment>& experiments);
 
 }  // namespace ptxbench::metrics

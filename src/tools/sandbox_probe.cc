@@ -255,6 +255,9 @@ int parent_main(const options& o, const char* self) {
     int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     ::dup2(fd, 1);
     ::dup2(fd, 2);
+    // As runner_client does: the tools and libraries put their temporary files (Nsight Compute's
+    // lock directory, TMPDIR/nvidia/nsight_compute) in the scratch folder the sandbox lets them write.
+    ::setenv("TMPDIR", scratch.c_str(), 1);
     std::vector<char*> cargv;
     for (auto& a : argv) cargv.push_back(a.data());
     cargv.push_back(nullptr);

@@ -16,6 +16,7 @@ struct gpu_options {
   int input_sets = 0;                   ///< rotating input sets; 0 = enough to exceed 2x L2 (min 3)
   std::string rule = "allclose";        ///< "allclose" (|d| <= atol + rtol*|ref|) or "upstream_and"
   bool sanitize = true;                 ///< compute-sanitizer memcheck before correctness
+  bool sandbox = true;                  ///< confine every runner (docs/sandbox.md); false only to diagnose a host
   std::string sanitizer_tools = "memcheck";  ///< comma list; racecheck, synccheck, initcheck on request
   bool dynamic_check = true;            ///< runtime target-instruction count (Nsight Compute)
   double call_timeout_s = 30;           ///< one candidate call (the paper's per-workload limit)
@@ -25,6 +26,13 @@ struct gpu_options {
   /// the JIT compilation (and any autotuning) happens there, in the warm-up, never in a timed call.
   double jit_timeout_s = 300;
   uint64_t seed = 0;                    ///< 0 = derive from time; always recorded in the verdict
+  /// How go/done reach the runner: "shared_memory" (a spin-polled shared page; the bound resolves
+  /// tens of microseconds) or "socket" (the JSON round trip, ~1 ms; the fallback, and for comparison).
+  /// docs/trusted-timing.md.
+  std::string timing_channel = "shared_memory";
+  /// A call whose launch audit shows tampering fails ("measurement tampered"). false records the
+  /// findings in the timing details only (diagnosis: shows what the harness's bound alone does).
+  bool tamper_check = true;
   /// --min-coverage: target-correct also needs a required family to have done this share of the
   /// task's work (eval/coverage.h); nullopt = the paper's rule. Applied by the orchestrator.
   std::optional<double> min_coverage;

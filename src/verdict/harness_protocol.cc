@@ -14,13 +14,16 @@ ordered_json options_json(const gpu_options& o) {
           {"input_sets", o.input_sets},
           {"rule", o.rule},
           {"sanitize", o.sanitize},
+          {"sandbox", o.sandbox},
           {"sanitizer_tools", o.sanitizer_tools},
           {"dynamic_check", o.dynamic_check},
           {"call_timeout_s", o.call_timeout_s},
           {"sanitize_timeout_s", o.sanitize_timeout_s},
           {"profile_timeout_s", o.profile_timeout_s},
           {"jit_timeout_s", o.jit_timeout_s},
-          {"seed", o.seed}};
+          {"seed", o.seed},
+          {"timing_channel", o.timing_channel},
+          {"tamper_check", o.tamper_check}};
 }
 
 gpu_options options_from(const ordered_json& j) {
@@ -31,6 +34,7 @@ gpu_options options_from(const ordered_json& j) {
   o.input_sets = j.value("input_sets", 0);
   o.rule = j.value("rule", "allclose");
   o.sanitize = j.value("sanitize", true);
+  o.sandbox = j.value("sandbox", true);
   o.sanitizer_tools = j.value("sanitizer_tools", "memcheck");
   o.dynamic_check = j.value("dynamic_check", true);
   o.call_timeout_s = j.value("call_timeout_s", 30.0);
@@ -38,6 +42,8 @@ gpu_options options_from(const ordered_json& j) {
   o.profile_timeout_s = j.value("profile_timeout_s", 600.0);
   o.jit_timeout_s = j.value("jit_timeout_s", 300.0);
   o.seed = j.value("seed", uint64_t{0});
+  o.timing_channel = j.value("timing_channel", "shared_memory");
+  o.tamper_check = j.value("tamper_check", true);
   return o;
 }
 

@@ -40,6 +40,8 @@ TEST(MeasurementGate, EachNameInCodeIsRejected) {
            "namespace ptxbench::gpu { struct activity_tracer; }",
            "struct X { ptxbench :: gpu :: other* p; };",
            "extern \"C\" void runner_client();",
+           "namespace ptxbench { class sync_channel; }",
+           "struct launch_counter* c;",
            // walking the loaded images
            "extern \"C\" int dl_iterate_phdr(void*, void*);\nvoid f() { dl_iterate_phdr(0, 0); }",
            "extern \"C\" unsigned long getauxval(unsigned long);\nvoid f() { getauxval(3); }",

@@ -63,5 +63,64 @@ TEST(TimingStats, SpeedupIsTheMedianOfPerPairRatios) {
   EXPECT_DOUBLE_EQ(quantile(d.ratios, 0.5), 0.5);
 }
 
+
+TEST(TimingStats, TheSharedMemoryChannelGetsASmallerAllowanceFloor) {
+  // No-op calls through the shared-memory channel jitter by microseconds; the allowance follows
+  // down to the channel's floor (20 us), not the socket's 0.1 ms.
+  std::vector<double> noop(100, 0.050);
+  for (int i = 0; i < 10; ++i) noop[i] = 0.052;
+  auto c = calibrate(noop, k_shared_memory_min_allowance_ms);
+  EXPECT_DOUBLE_EQ(c.overhead_ms, 0.050);
+  EXPECT_DOUBLE_EQ(c.allowance_ms, k_shared_memory_min_allowance_ms);
+  EXPECT_FALSE(c.lead_calibrated);
+  // Jitter beyond the floor widens it: p90 - median = 0.01 ms -> 0.03 ms.
+  for (int i = 0; i < 20; ++i) noop[i] = 0.060;
+  EXPECT_NEAR(calibrate(noop, k_shared_memory_min_allowance_ms).allowance_ms, 0.03, 1e-12);
+}
+
+TEST(TimingStats, ADecoyHidingLessThanTheSocketAllowanceIsCaughtByTheSharedMemoryBound) {
+  // A fast GEMM (0.75 ms) hidden from CUPTI behind a 0.6 ms decoy: the span says 0.6 ms, the truth
+  // is 1.35 ms. With the socket calibration recorded on the H200 (overhead 1.424 ms, allowance
+  // 0.875 ms; bench/results/h200/gemm_examples.json) the 0.75 ms it hides is inside the allowance
+  // and the decoy wins; with the shared-memory channel (say 0.05 ms overhead, 0.02 ms allowance) the
+  // bound replaces the span.
+  timed_pair socket_pair{0.73, 0.60, 1.424 + 1.35};
+  auto old = decide_candidate_latency({socket_pair}, wallclock_calibration{1.424, 0.875});
+  EXPECT_EQ(old.disagreements, 0);
+  EXPECT_DOUBLE_EQ(old.used_ms[0], 0.60);
+  timed_pair shm_pair{0.73, 0.60, 0.05 + 1.35};
+  auto now = decide_candidate_latency({shm_pair}, wallclock_calibration{0.05, 0.02});
+  EXPECT_EQ(now.disagreements, 1);
+  EXPECT_NEAR(now.used_ms[0], 1.35, 1e-12);
+}
+
+TEST(TimingStats, WorkStartedBeforeGoCountsThroughTheLeadInterval) {
+  // A candidate thread that starts the GEMM when the runner is resumed (before "go") makes the
+  // runner's prepare wait for it; "go" to "done" then holds only a decoy.
+  auto cal = calibrate({0.05, 0.05, 0.051, 0.05}, {0.30, 0.30, 0.30, 0.30}, k_shared_memory_min_allowance_ms);
+  ASSERT_TRUE(cal.lead_calibrated);
+  EXPECT_DOUBLE_EQ(cal.lead_overhead_ms, 0.30);
+  EXPECT_DOUBLE_EQ(cal.lead_allowance_ms, k_shared_memory_min_allowance_ms);
+  timed_pair honest{0.73, 0.80, 0.05 + 0.80, 0.305};
+  EXPECT_NEAR(trusted_bound_ms(honest, cal), 0.80, 1e-12);  // lead jitter within the allowance adds nothing
+  timed_pair early{0.73, 0.01, 0.05 + 0.01, 0.30 + 0.80};
+  EXPECT_NEAR(trusted_bound_ms(early, cal), 0.01 + 0.80 - 0.02, 1e-12);
+  auto d = decide_candidate_latency({early}, cal);
+  EXPECT_EQ(d.disagreements, 1);
+  EXPECT_NEAR(d.used_ms[0], 0.79, 1e-12);
+  // Without a lead calibration (the old path), the lead is ignored.
+  EXPECT_NEAR(trusted_bound_ms(early, wallclock_calibration{0.05, 0.02}), 0.01, 1e-12);
+}
+
+TEST(TimingStats, TheFloorCheckUsesTheSameTrustedBound) {
+  auto cal = calibrate({0.05, 0.05, 0.05}, {0.30, 0.30, 0.30}, k_shared_memory_min_allowance_ms);
+  // No span; wall says 0.1 ms but the prepare hid 0.6 ms more: above a 0.56 ms floor in all.
+  EXPECT_FALSE(find_below_floor({{0.73, 0.0, 0.15, 0.30 + 0.62}}, cal, 0.5617).has_value());
+  auto below = find_below_floor({{0.73, 0.0, 0.15, 0.30}}, cal, 0.5617);
+  ASSERT_TRUE(below.has_value());
+  EXPECT_FALSE(below->from_span);
+  EXPECT_NEAR(below->bound_ms, 0.10, 1e-12);
+}
+
 }  // namespace
 }  // namespace ptxbench::eval

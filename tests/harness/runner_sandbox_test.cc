@@ -49,5 +49,13 @@ TEST(RunnerSandbox, ARunnerThatDiedBeforeReportingIsUnknownWithTheReason) {
   EXPECT_EQ(sandbox_record(started)["reason"], "the runner sent no sandbox report");
 }
 
+TEST(RunnerSandbox, ADisabledSandboxIsRecordedAsOffNeverAsUnknown) {
+  call_result started;
+  started.outcome = call_outcome::ok;
+  auto j = sandbox_record(started, false);
+  EXPECT_EQ(j["applied"], false);
+  EXPECT_EQ(j["reason"], "disabled for this evaluation (--no-sandbox)");
+}
+
 }  // namespace
 }  // namespace ptxbench::gpu

@@ -6,6 +6,7 @@
 
 #include "metrics/html_report.h"
 #include "metrics/inputs.h"
+#include "run_dir_fixtures.h"
 #include "test_support.h"
 
 namespace ptxbench::metrics {
@@ -70,6 +71,66 @@ TEST(MetricsHtmlReport, UpstreamRowsHaveNoLinks) {
   EXPECT_EQ(count(html, "<span class=\"cell"), 864u + k_all_outcomes.size());  // every turn, plus the legend
   EXPECT_EQ(count(html, "<a class=\"cell"), 0u);
   EXPECT_NE(html.find("Claude Opus 4.8"), std::string::npos);
+}
+
+TEST(MetricsHtmlReport, ChartsSpeakProperly) {
+  auto html = render_html_report(fixture_inputs(), {});
+  EXPECT_EQ(html.find("Fast^Inst_p"), std::string::npos);
+  EXPECT_EQ(html.find(">Fast_p"), std::string::npos);
+  EXPECT_NE(html.find(">Fast<tspan baseline-shift=\"super\" font-size=\"9\">Inst</tspan><tspan baseline-shift=\"sub\" "
+                      "font-size=\"9\">p</tspan> (gemm_n7168_k5120, sm_90a)</text>"),
+            std::string::npos);
+  EXPECT_NE(html.find(">Fast<tspan baseline-shift=\"sub\" font-size=\"9\">p</tspan> (gemm_n7168_k5120, sm_90a)</text>"),
+            std::string::npos);
+  // 1.0x on both best-speedup charts, p = 1 on both Fast_p charts.
+  EXPECT_EQ(count(html, ">1.0× = reference</text>"), 2u);
+  EXPECT_EQ(count(html, ">p = 1</text>"), 2u);
+  EXPECT_EQ(count(html, "<path class=\"gap\""), 0u);  // a correct turn with a speedup from T = 1 on
+}
+
+TEST(MetricsHtmlReport, CleanRunHasNoBanner) {
+  auto html = render_html_report(fixture_inputs(), {});
+  EXPECT_EQ(html.find("id=\"report-warnings\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"report-cpu-only\""), std::string::npos);
+}
+
+TEST(MetricsHtmlReport, IncompleteRunShowsTheWarningsBanner) {
+  auto dir = testing::make_temp_dir("html-incomplete");
+  auto run = testing_runs::incomplete_run(dir / "run");
+  input_spec spec;
+  spec.run_dirs = {run};
+  auto in = load_inputs(spec);
+  ASSERT_TRUE(in) << in.err().message;
+  auto html = render_html_report(*in, {});
+  auto banner = html.find("<div id=\"report-warnings\" class=\"banner warn\" role=\"alert\"><p><b>2 warnings about the "
+                          "data behind these numbers.</b>");
+  ASSERT_NE(banner, std::string::npos);
+  EXPECT_LT(banner, html.find("id=\"table1\""));  // above every number
+  EXPECT_NE(html.find("<li data-kind=\"missing_trajectory\">" + (run / "trajectories/multicast-t1.json").string() +
+                      ": planned in plan.json but missing (its turns are not counted)</li>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<li data-kind=\"unfinished_trajectory\">"), std::string::npos);
+  EXPECT_NE(html.find("Running · unfinished</td>"), std::string::npos);  // beside its strip too
+  std::filesystem::remove_all(dir);
+}
+
+TEST(MetricsHtmlReport, CpuOnlyRunShowsWhatTheNumbersMean) {
+  input_spec spec;
+  spec.run_dirs = {testing_runs::run_cpu_only()};
+  auto in = load_inputs(spec);
+  ASSERT_TRUE(in) << in.err().message;
+  auto html = render_html_report(*in, {});
+  EXPECT_NE(html.find("<div id=\"report-cpu-only\" class=\"banner info\" role=\"note\"><p><b>Nothing in this report ran "
+                      "on a GPU.</b>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("id=\"report-warnings\""), std::string::npos);
+  // Both turn limits of both best-speedup charts: no speedup, marked, not plotted as 0.
+  EXPECT_EQ(count(html, "<path class=\"gap\""), 4u);
+  // With upstream data beside it, the banner names the CPU-only run instead.
+  spec.upstream_turns = testing_runs::upstream_subset();
+  auto mixed = render_html_report(*load_inputs(spec), {});
+  EXPECT_NE(mixed.find("<b>Nothing in <code>" + testing_runs::run_cpu_only().string() + "</code> ran on a GPU.</b>"),
+            std::string::npos);
 }
 
 }  // namespace

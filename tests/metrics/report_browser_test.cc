@@ -12,6 +12,7 @@
 #include "core/process.h"
 #include "metrics/html_report.h"
 #include "metrics/inputs.h"
+#include "run_dir_fixtures.h"
 #include "test_support.h"
 
 namespace ptxbench::metrics {
@@ -105,6 +106,39 @@ TEST_F(ReportBrowser, UpstreamReportLoadsCleanAndRenders) {
   auto page = write_report(spec, "upstream.html");
   EXPECT_EQ(rendered_errors(page), "");
   expect_screenshot(page, "report_upstream_subset.png");
+}
+
+// A run where nothing ran on a GPU: the banner that says so is in the rendered page, above the
+// flat charts (bench/report_screenshots.sh commits this screenshot as bench/results/cpu/report_cpu_only.png).
+TEST_F(ReportBrowser, CpuOnlyRunShowsItsBanner) {
+  input_spec spec;
+  spec.run_dirs = {testing_runs::run_cpu_only()};
+  auto page = write_report(spec, "cpu_only.html");
+  std::string dom;
+  EXPECT_EQ(rendered_errors(page, &dom), "");
+  auto banner = dom.find("<div id=\"report-cpu-only\" class=\"banner info\" role=\"note\"><p><b>Nothing in this report "
+                         "ran on a GPU.</b>");
+  EXPECT_NE(banner, std::string::npos);
+  EXPECT_LT(banner, dom.find("id=\"table1\""));
+  EXPECT_EQ(dom.find("id=\"report-warnings\""), std::string::npos);
+  expect_screenshot(page, "report_cpu_only.png");
+}
+
+// An incomplete run (one trajectory interrupted, one planned file missing): the warnings banner lists
+// both, above every number (bench/results/cpu/report_incomplete.png).
+TEST_F(ReportBrowser, IncompleteRunShowsTheWarnings) {
+  input_spec spec;
+  spec.run_dirs = {testing_runs::incomplete_run(m_dir / "incomplete")};
+  auto page = write_report(spec, "incomplete.html");
+  std::string dom;
+  EXPECT_EQ(rendered_errors(page, &dom), "");
+  auto banner = dom.find("<div id=\"report-warnings\" class=\"banner warn\" role=\"alert\"><p><b>2 warnings about the "
+                         "data behind these numbers.</b>");
+  EXPECT_NE(banner, std::string::npos);
+  EXPECT_LT(banner, dom.find("id=\"table1\""));
+  EXPECT_NE(dom.find("<li data-kind=\"missing_trajectory\">"), std::string::npos);
+  EXPECT_NE(dom.find("<li data-kind=\"unfinished_trajectory\">"), std::string::npos);
+  expect_screenshot(page, "report_incomplete.png");
 }
 
 // The check can fail: a script error and an external image (blocked by the policy) are both caught.

@@ -20,8 +20,9 @@ std::vector<turn_group> subset_groups() {
   auto records = read_upstream_turns(testing::fixtures_dir() / "upstream/turns_subset.csv", {});
   EXPECT_TRUE(records) << records.err().message;
   if (!records) return {};
-  EXPECT_EQ(records->size(), 864u);
-  return group_turns(*records);
+  EXPECT_EQ(records->records.size(), 864u);
+  EXPECT_TRUE(records->warnings.empty());
+  return group_turns(records->records);
 }
 
 const turn_group& find_run(const std::vector<turn_group>& groups, const std::string& name) {
@@ -123,10 +124,11 @@ TEST(MetricsUpstream, RowErrorsNameTheLine) {
   };
   auto ok = import(header + "M,hopper,gemm,/r,exp_005,2,Correct,0.75,1\nM,hopper,gemm,/r,exp_005,3,Runtime error,0.0,0\n");
   ASSERT_TRUE(ok) << ok.err().message;
-  EXPECT_EQ((*ok)[0].variant, "exp_004-007");
-  EXPECT_TRUE((*ok)[0].target_correct);
-  EXPECT_DOUBLE_EQ(*(*ok)[0].speedup, 0.75);
-  EXPECT_FALSE((*ok)[1].speedup.has_value());  // upstream's 0.0 for a failed turn is not a speedup
+  const auto& rows = ok->records;
+  EXPECT_EQ(rows[0].variant, "exp_004-007");
+  EXPECT_TRUE(rows[0].target_correct);
+  EXPECT_DOUBLE_EQ(*rows[0].speedup, 0.75);
+  EXPECT_FALSE(rows[1].speedup.has_value());  // upstream's 0.0 for a failed turn is not a speedup
   EXPECT_EQ(import(header + "M,hopper,gemm,/r,exp_0,x,Correct,1,1\n").err().message,
             "u.csv:2: turn: expected a non-negative integer, got 'x'");
   EXPECT_EQ(import(header + "M,hopper,gemm,/r,exp_0,0,Great,1,1\n").err().message,
@@ -145,11 +147,12 @@ TEST(MetricsUpstream, AlignsRunsWithExperimentsCsv) {
   ASSERT_EQ(experiments->size(), 8u);
   experiments->push_back({"Nobody", "hopper", "gemm", "x", "/nowhere"});
   std::reverse(experiments->begin(), experiments->end());
-  auto notes = align_with_experiments(*records, *experiments);
+  auto notes = align_with_experiments(records->records, *experiments);
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_EQ(notes[0], "experiment /nowhere (Nobody, hopper, gemm) has no turns in the per-turn export");
+  EXPECT_EQ(notes[0].kind, warning_kind::experiment_without_turns);
+  EXPECT_EQ(notes[0].message, "experiment /nowhere (Nobody, hopper, gemm) has no turns in the per-turn export");
   // Reversed experiments order: the last listed run in the file now comes first.
-  EXPECT_EQ(records->front().exp_dir, (*experiments)[1].exp_dir);
+  EXPECT_EQ(records->records.front().exp_dir, (*experiments)[1].exp_dir);
 }
 
 // The whole published file, when this checkout sits beside the shared data (the acceptance numbers).
@@ -163,8 +166,9 @@ TEST(MetricsUpstream, WholeExportWhenAvailable) {
   if (file.empty()) GTEST_SKIP() << "upstream export not found in ../shared or ../../shared of " << testing::repo_root();
   auto records = read_upstream_turns(file, {});
   ASSERT_TRUE(records) << records.err().message;
-  EXPECT_EQ(records->size(), 13674u);
-  auto groups = group_turns(*records);
+  EXPECT_EQ(records->records.size(), 13674u);
+  EXPECT_TRUE(records->warnings.empty()) << records->warnings.front().message;  // no turn row twice
+  auto groups = group_turns(records->records);
   EXPECT_EQ(groups.size(), 105u);
   auto r = compute_turn_rates(find_run(groups, "opus48-gemm").turns, 8);
   EXPECT_EQ(pct(r.target_rate), 94.8);

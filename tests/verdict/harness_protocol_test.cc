@@ -25,6 +25,8 @@ TEST(HarnessProtocol, JobRoundTrip) {
   job.work_dir = "/tmp/w";
   job.seed = 42;
   job.options.iterations = 7;
+  job.options.timing_channel = "socket";
+  job.options.tamper_check = false;
   auto back = harness_job_from_json(ordered_json::parse(to_json(job).dump()));
   ASSERT_TRUE(back.ok()) << back.err().message;
   EXPECT_EQ(back->def.name, "mha_bwd_d128_causal");
@@ -32,6 +34,16 @@ TEST(HarnessProtocol, JobRoundTrip) {
   EXPECT_EQ(back->baseline_options["causal"], true);
   EXPECT_EQ(back->correctness_trials, 1);
   EXPECT_EQ(back->options.iterations, 7);
+  EXPECT_EQ(back->options.timing_channel, "socket");
+  EXPECT_FALSE(back->options.tamper_check);
+  // A job written before these options existed gets the defaults (shared memory, tamper check on).
+  auto old = to_json(job);
+  old["options"].erase("timing_channel");
+  old["options"].erase("tamper_check");
+  auto defaulted = harness_job_from_json(old);
+  ASSERT_TRUE(defaulted.ok());
+  EXPECT_EQ(defaulted->options.timing_channel, "shared_memory");
+  EXPECT_TRUE(defaulted->options.tamper_check);
   EXPECT_EQ(back->candidates.at(0).required_families.size(), 2u);
   EXPECT_EQ(back->seed, 42u);
 }

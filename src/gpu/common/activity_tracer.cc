@@ -9,13 +9,8 @@
 namespace ptxbench::gpu {
 namespace {
 
-struct record {
-  uint64_t start, end;
-  std::string name;  // empty for copies and memsets
-};
-
 std::mutex g_mutex;
-std::vector<record> g_records;  // guarded by g_mutex; filled by CUPTI's completion callback
+std::vector<activity_record> g_records;  // guarded by g_mutex; filled by CUPTI's completion callback
 bool g_started = false;
 
 constexpr std::size_t k_buffer_bytes = 8u << 20;
@@ -34,17 +29,17 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       case CUPTI_ACTIVITY_KIND_KERNEL:
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(rec);
-        g_records.push_back({k->start, k->end, k->name ? k->name : "?"});
+        g_records.push_back({k->start, k->end, k->correlationId, k->name ? k->name : "?"});
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
         auto* m = reinterpret_cast<CUpti_ActivityMemcpy6*>(rec);
-        g_records.push_back({m->start, m->end, ""});
+        g_records.push_back({m->start, m->end, m->correlationId, ""});
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         auto* m = reinterpret_cast<CUpti_ActivityMemset4*>(rec);
-        g_records.push_back({m->start, m->end, ""});
+        g_records.push_back({m->start, m->end, m->correlationId, ""});
         break;
       }
       default: break;
@@ -86,21 +81,29 @@ uint64_t activity_tracer::now() const {
   return t;
 }
 
-gpu_span activity_tracer::collect(uint64_t t0, uint64_t t1) {
+std::vector<activity_record> activity_tracer::drain() {
   cuptiActivityFlushAll(1);
-  std::vector<record> recs;
+  std::vector<activity_record> recs;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     recs.swap(g_records);
   }
-  std::sort(recs.begin(), recs.end(), [](const record& a, const record& b) { return a.start < b.start; });
+  return recs;
+}
+
+gpu_span activity_tracer::collect(uint64_t t0, uint64_t t1) { return span_of(drain(), t0, t1); }
+
+gpu_span activity_tracer::span_of(const std::vector<activity_record>& records, uint64_t t0, uint64_t t1) {
+  std::vector<const activity_record*> recs;
+  for (const auto& r : records) recs.push_back(&r);
+  std::sort(recs.begin(), recs.end(), [](const activity_record* a, const activity_record* b) { return a->start < b->start; });
   gpu_span span;
-  for (const auto& r : recs) {
-    if (r.start < t0 || r.end > t1) continue;
-    if (span.records == 0 || r.start < span.start_ns) span.start_ns = r.start;
-    if (span.records == 0 || r.end > span.end_ns) span.end_ns = r.end;
+  for (const auto* r : recs) {
+    if (r->start < t0 || r->end > t1) continue;
+    if (span.records == 0 || r->start < span.start_ns) span.start_ns = r->start;
+    if (span.records == 0 || r->end > span.end_ns) span.end_ns = r->end;
     ++span.records;
-    if (!r.name.empty()) span.kernels.push_back(r.name);
+    if (!r->name.empty()) span.kernels.push_back(r->name);
   }
   return span;
 }

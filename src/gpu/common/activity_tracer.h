@@ -13,6 +13,14 @@
 
 namespace ptxbench::gpu {
 
+/// One activity record: a kernel, a copy or a memset, with the correlation id of the API call that
+/// put it on the GPU (the launch audit matches launches to records by it).
+struct activity_record {
+  uint64_t start = 0, end = 0;  ///< CUPTI clock; both 0 when CUPTI could not time it
+  uint32_t correlation_id = 0;
+  std::string name;             ///< kernel name; empty for copies and memsets
+};
+
 struct gpu_span {
   uint64_t start_ns = 0, end_ns = 0;  ///< first start, last end (CUPTI clock)
   int records = 0;                    ///< kernels + copies + memsets in the window
@@ -34,6 +42,10 @@ class activity_tracer {
   /// Flushes CUPTI's buffers and returns the span of the records that started at or after t0 and
   /// ended at or before t1; older records are discarded.
   gpu_span collect(uint64_t t0, uint64_t t1);
+  /// Flushes CUPTI's buffers and hands over every record that arrived since the last drain/collect.
+  std::vector<activity_record> drain();
+  /// The span of the records that started at or after t0 and ended at or before t1.
+  static gpu_span span_of(const std::vector<activity_record>& records, uint64_t t0, uint64_t t1);
 
  private:
   activity_tracer() = default;

@@ -6,10 +6,12 @@
 
 #include <fmt/format.h>
 
+#include "eval/measurement_audit.h"
 #include "gpu/common/cuda_check.h"
 #include "gpu/harness/environment.h"
 #include "gpu/harness/kernel_provenance.h"
 #include "gpu/harness/runner_sandbox.h"
+#include "gpu/harness/snapshot_plan.h"
 
 namespace ptxbench::gpu {
 
@@ -66,6 +68,9 @@ result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
   try {
     h->m_device = job.options.device;
     PTXB_CUDA_CALL(cudaSetDevice(h->m_device));
+    // Spin, not yield, while waiting for the GPU: the confirmation inside a timed call is a wait.
+    (void)cudaSetDeviceFlags(cudaDeviceScheduleSpin);
+    (void)cudaGetLastError();
     PTXB_CUDA_CALL(cudaStreamCreateWithFlags(&h->m_stream, cudaStreamNonBlocking));
     h->m_axes = resolve_axes(job.wl, job.def);
     for (const auto& t : job.def.inputs)
@@ -103,6 +108,7 @@ result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
 harness::~harness() {
   m_sets.clear();
   m_reference_out.clear();
+  m_snapshot.clear();
   m_reference.reset();
   m_inputs.reset();
   if (m_stream) cudaStreamDestroy(m_stream);
@@ -210,7 +216,29 @@ runner_launch harness::launch_for(const job_candidate& c, const std::string& mod
   l.mode = mode;
   l.timing = timing;
   l.device = m_device;
+  l.sandbox = m_job.options.sandbox;
+  l.shared_memory_sync = m_job.options.timing_channel != "socket";
   return l;
+}
+
+std::string harness::tampering(const runner_client& runner, const call_result& r) {
+  auto finding = eval::judge_call_audit(runner.audits(), r.audit);
+  return finding ? *finding : "";
+}
+
+void harness::snapshot_outputs(tensor_set& set) {
+  if (m_snapshot.size() != set.outputs.size()) {
+    m_snapshot.clear();
+    for (const auto& o : set.outputs) m_snapshot.push_back(std::make_unique<device_allocation>(o->bytes()));
+  }
+  std::vector<std::size_t> sizes;
+  for (const auto& o : set.outputs) sizes.push_back(o->bytes());
+  for (const auto& c : snapshot_plan(sizes, k_snapshot_chunks_per_output, m_snapshot_rng())) {
+    auto* from = static_cast<const char*>(set.outputs[c.output]->data()) + c.offset;
+    auto* to = static_cast<char*>(m_snapshot[c.output]->data) + c.offset;
+    PTXB_CUDA_CALL(cudaMemcpyAsync(to, from, c.bytes, cudaMemcpyDeviceToDevice, m_stream));
+  }
+  PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
 }
 
 std::string harness::work_dir_for(const std::string& what) const {
@@ -249,7 +277,7 @@ gpu_stage_result harness::evaluate(const job_candidate& c) {
     runner_client runner;
     auto started = runner.start(launch_for(c, "plain", true));
     if (!started) throw std::runtime_error("starting the candidate runner: " + started.err().message);
-    out.sandbox["plain"] = sandbox_record(*started);
+    out.sandbox["plain"] = sandbox_record(*started, m_job.options.sandbox);
     if (started->outcome != call_outcome::ok) {
       auto f = classify_call_failure(*started, "loading the candidate");
       out.decided = {f.outcome, stage_id::correctness, f.message, runner.output()};

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,13 @@ class harness {
   std::vector<uint64_t> input_checksums(tensor_set& set);
   void prepare_outputs(tensor_set& set);
   runner_launch launch_for(const job_candidate& c, const std::string& mode, bool timing) const;
+  /// The launch audit's judgement of a successful call (eval/measurement_audit.h): "measurement
+  /// tampered: ..." or "" when the call's measurement is intact or not audited.
+  static std::string tampering(const runner_client& runner, const call_result& r);
+  /// Copies the set's outputs into m_snapshot on the harness's stream and waits: the harness's own
+  /// confirmation, inside the timed interval, that the work behind the runner's "done" has ended
+  /// (docs/trusted-timing.md). Timed outputs are compared from the snapshot.
+  void snapshot_outputs(tensor_set& set);
   std::string work_dir_for(const std::string& what) const;
 
   const harness_job& m_job;
@@ -94,6 +102,9 @@ class harness {
   std::unique_ptr<input_generator> m_inputs;
   std::vector<tensor_set> m_sets;
   std::vector<std::unique_ptr<device_allocation>> m_reference_out;
+  std::vector<std::unique_ptr<device_allocation>> m_snapshot;  // see snapshot_outputs
+  static constexpr int k_snapshot_chunks_per_output = 16;
+  std::mt19937_64 m_snapshot_rng{std::random_device{}()};  // the snapshot's order, unknowable to the runner
   compare_rule m_rule = compare_rule::allclose;
   ordered_json m_environment;
   int m_candidate_index = 0;

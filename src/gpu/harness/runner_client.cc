@@ -68,6 +68,18 @@ result<call_result> runner_client::start(const runner_launch& launch) {
   argv.insert(argv.end(), {launch.runner.string(), "--connect", m_listener.path().string(), "--token", token});
   m_first_prepare_extra_s = launch.first_prepare_extra_s;
   m_calls = 0;
+  // The shared go/done page travels as an inherited descriptor, which a wrapper tool need not pass
+  // on; under a tool (no timing there) the socket carries go/done as before.
+  m_sync = sync_channel{};
+  m_sync_active = false;
+  if (launch.shared_memory_sync && launch.wrapper.empty()) {
+    auto page = sync_channel::create();
+    if (page) {
+      m_sync = std::move(*page);
+      argv.insert(argv.end(), {"--sync-fd", std::to_string(m_sync.fd())});
+    }
+  }
+  int sync_fd = m_sync.fd();
   auto exe = find_executable(argv[0]);
   if (!exe) return make_error(fmt::format("'{}' not found", argv[0]));
   std::vector<char*> cargv;
@@ -101,6 +113,7 @@ result<call_result> runner_client::start(const runner_launch& launch) {
     }
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    if (sync_fd >= 0) ::fcntl(sync_fd, F_SETFD, 0);  // the one descriptor the runner inherits on purpose
     rlimit core{0, 0}, fsize{256u << 20, 256u << 20};  // no core dumps; a printing loop cannot fill the disk
     ::setrlimit(RLIMIT_CORE, &core);
     ::setrlimit(RLIMIT_FSIZE, &fsize);
@@ -149,11 +162,33 @@ result<call_result> runner_client::start(const runner_launch& launch) {
   r.outcome = call_outcome::ok;
   r.method = ready.message.value("cupti", false) ? "cupti" : "none";
   r.sandbox = ready.message.value("sandbox", ordered_json(nullptr));
+  m_sync_active = m_sync.valid() && ready.message.value("sync", false);
+  if (!m_sync_active) m_sync.close();
+  m_audits = ready.message.value("audit", false);
+  m_audit_error = m_audits ? "" : ready.message.value("audit_error", std::string("the runner does not audit (no timing)"));
   return r;
 }
 
-call_result runner_client::call(const std::vector<ipc_tensor>& tensors, double timeout_s, bool noop) {
+message_channel::received runner_client::receive_for(int64_t nonce, const std::string& type, double timeout_s) {
+  auto deadline = steady::now() + std::chrono::duration<double>(timeout_s);
+  while (true) {
+    double left = std::chrono::duration<double>(deadline - steady::now()).count();
+    auto got = m_channel.receive(std::max(0.0, left));
+    if (got.kind != message_channel::receive_kind::message) return got;
+    const auto& m = got.message;
+    std::string t = m.value("type", "");
+    if (t == "error") return got;
+    if (t == type && m.contains("nonce") && m["nonce"].is_number_integer() && m["nonce"].get<int64_t>() == nonce)
+      return got;
+    // Another call's message: a stale answer, or one the candidate wrote for another nonce.
+  }
+}
+
+call_result runner_client::call(const std::vector<ipc_tensor>& tensors, double timeout_s, bool noop,
+                                const std::function<void()>& on_done) {
   thaw();
+  // From here on the candidate's threads run again: the lead interval (docs/trusted-timing.md).
+  auto t_thaw = steady::now();
   ordered_json list = ordered_json::array();
   for (const auto& t : tensors) list.push_back(to_json(t));
   int64_t nonce = ++m_nonce;
@@ -161,9 +196,10 @@ call_result runner_client::call(const std::vector<ipc_tensor>& tensors, double t
   const bool warm_up = !noop && m_calls++ == 0 && m_first_prepare_extra_s > 0;
   const double prepare_timeout = timeout_s + (warm_up ? m_first_prepare_extra_s : 0);
   const std::string preparing = warm_up ? "the warm-up before the first call (JIT compilation)" : "preparing the call";
-  if (!m_channel.send({{"type", "prepare"}, {"nonce", nonce}, {"tensors", list}, {"noop", noop}}))
+  bool use_sync = m_sync_active;
+  if (!m_channel.send({{"type", "prepare"}, {"nonce", nonce}, {"tensors", list}, {"noop", noop}, {"sync", use_sync}}))
     return lost(preparing, prepare_timeout, false);
-  auto prepared = m_channel.receive(prepare_timeout);
+  auto prepared = receive_for(nonce, "prepared", prepare_timeout);
   if (prepared.kind != message_channel::receive_kind::message)
     return lost(preparing, prepare_timeout, prepared.kind == message_channel::receive_kind::timeout);
   call_result r;
@@ -174,22 +210,45 @@ call_result runner_client::call(const std::vector<ipc_tensor>& tensors, double t
     return r;
   }
   auto t0 = steady::now();
-  if (!m_channel.send({{"type", "go"}, {"nonce", nonce}})) return lost("the call", timeout_s, false);
-  auto done = m_channel.receive(timeout_s);
+  message_channel::received done;
+  if (use_sync) {
+    auto seq = static_cast<uint32_t>(nonce);
+    m_sync.signal_go(seq);
+    sync_channel::wait_options o;
+    o.timeout_s = timeout_s;
+    o.liveness_fd = m_channel.fd();  // a runner that died (or failed and exited) hangs up
+    o.spin_s = 0.25;                 // past that, polling every 20 us costs a long call nothing
+    auto w = m_sync.wait_done(seq, o);
+    if (w == sync_channel::wait_result::timed_out) return lost("the call", timeout_s, true);
+    if (w == sync_channel::wait_result::peer_gone) {
+      // The runner reports a CUDA failure with an error message and exits; otherwise it crashed.
+      auto last = receive_for(nonce, "done", 1.0);
+      if (last.kind != message_channel::receive_kind::message || last.message.value("type", "") != "error")
+        return lost("the call", timeout_s, false);
+      r.outcome = call_outcome::failed;
+      r.message = last.message.value("error", "the runner reported an error");
+      return r;
+    }
+  } else {
+    if (!m_channel.send({{"type", "go"}, {"nonce", nonce}})) return lost("the call", timeout_s, false);
+    done = receive_for(nonce, "done", timeout_s);
+  }
   auto t1 = steady::now();
+  if (on_done && (use_sync || done.kind == message_channel::receive_kind::message)) on_done();
+  auto t2 = steady::now();
+  if (use_sync) done = receive_for(nonce, "done", timeout_s);
   if (done.kind != message_channel::receive_kind::message)
     return lost("the call", timeout_s, done.kind == message_channel::receive_kind::timeout);
   const auto& m = done.message;
-  if (m.value("nonce", int64_t{-1}) != nonce) {
-    r.outcome = call_outcome::failed;
-    r.message = "the runner answered out of turn (a forged or stale message)";
-    return r;
-  }
-  r.wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  using ms = std::chrono::duration<double, std::milli>;
+  r.wall_ms = ms(t2 - t0).count();
+  r.signal_ms = ms(t1 - t0).count();
+  r.lead_ms = ms(t0 - t_thaw).count();
   r.method = m.value("method", "none");
   r.span_ms = static_cast<double>(m.value("span_ns", uint64_t{0})) * 1e-6;
   r.records = m.value("records", 0);
   r.kernels = m.value("kernels", std::vector<std::string>{});
+  r.audit = m.value("audit", ordered_json(nullptr));
   if (m.value("type", "") == "done" && m.value("ok", false)) {
     r.outcome = call_outcome::ok;
   } else {
@@ -300,6 +359,8 @@ std::string runner_client::stop(double grace_s) {
     m_exited = true;
   }
   m_channel.close();
+  m_sync.close();
+  m_sync_active = false;
   std::string how = describe_death();
   m_child = -1;
   // Nothing the candidate wrote outlives its runner (RLIMIT_FSIZE bounds each file, not their number).

@@ -8,10 +8,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "core/message_channel.h"
+#include "core/sync_channel.h"
 #include "core/result.h"
 #include "gpu/common/ipc_tensor.h"
 
@@ -37,6 +39,9 @@ struct runner_launch {
   /// Extra fields of the "setup" message for this kind of runner (the Triton runner's helper
   /// library, its profiling window); the C++ runner ignores fields it does not know.
   ordered_json setup_extra = ordered_json::object();
+  /// go/done on a shared page (core/sync_channel.h) instead of the socket, where possible: only
+  /// without a wrapper tool (the page is an inherited descriptor), and only if the runner maps it.
+  bool shared_memory_sync = true;
 };
 
 enum class call_outcome {
@@ -60,7 +65,13 @@ struct call_result {
   std::string method;             ///< "cupti" | "none"
   double span_ms = 0;             ///< GPU span the runner measured (untrusted)
   int records = 0;
-  double wall_ms = 0;             ///< harness clock from "go" to "done" (trusted)
+  /// Harness clock from "go" to the end of the call as the harness established it: the runner's
+  /// "done", then the harness's own confirmation (call()'s on_done, e.g. a snapshot of the outputs
+  /// on its own stream). Trusted.
+  double wall_ms = 0;
+  double signal_ms = 0;           ///< harness clock from "go" to the runner's "done" alone (part of wall_ms)
+  double lead_ms = 0;             ///< harness clock from resuming the runner to "go" (the prepare exchange)
+  ordered_json audit;             ///< the runner's launch audit of the call (eval/measurement_audit.h); null if none
   std::vector<std::string> kernels;
   candidate_error error_kind = candidate_error::unspecified;  ///< for failed: what the entry point said
   bool load_error = false;        ///< the candidate could not be loaded (missing export, bad ABI, unresolved symbol)
@@ -82,7 +93,17 @@ class runner_client {
 
   /// One call: share the tensors, then "go" and wait for "done" within timeout_s. noop=true times
   /// the round trip without calling the candidate (the calibration of the wall-clock bound).
-  call_result call(const std::vector<ipc_tensor>& tensors, double timeout_s, bool noop = false);
+  /// on_done runs right after the runner's "done" and inside the timed interval: the harness's own
+  /// confirmation that the work ended (docs/trusted-timing.md).
+  call_result call(const std::vector<ipc_tensor>& tensors, double timeout_s, bool noop = false,
+                   const std::function<void()>& on_done = {});
+
+  /// "shared_memory" when go/done travel on the shared page, else "socket".
+  [[nodiscard]] std::string channel() const { return m_sync_active ? "shared_memory" : "socket"; }
+  /// Whether the runner audits its calls' launches (CUPTI callbacks and activity records both on);
+  /// audit_unavailable() says why not.
+  [[nodiscard]] bool audits() const { return m_audits; }
+  [[nodiscard]] const std::string& audit_unavailable() const { return m_audit_error; }
 
   /// Stops the runner's process (SIGSTOP) while the harness runs the reference, so no thread the
   /// candidate left behind can launch work into the reference's timing; thaw() resumes it.
@@ -113,6 +134,9 @@ class runner_client {
  private:
   std::string describe_death();
   call_result lost(const std::string& during, double timeout_s, bool timed_out);
+  /// The next message of this call: `type` with this nonce, or any "error". Messages of other calls
+  /// (stale, or forged by the candidate for another nonce) are skipped.
+  message_channel::received receive_for(int64_t nonce, const std::string& type, double timeout_s);
 
   pid_t m_child = -1;       // what we spawned (the runner, or the wrapper tool)
   pid_t m_runner_pid = -1;  // the runner itself (from SO_PEERCRED)
@@ -122,6 +146,10 @@ class runner_client {
   int64_t m_nonce = 0;
   message_channel m_channel;
   message_listener m_listener;
+  sync_channel m_sync;        // the shared go/done page; invalid when not used
+  bool m_sync_active = false;  // the runner mapped it
+  bool m_audits = false;
+  std::string m_audit_error;
   std::filesystem::path m_log;
   std::filesystem::path m_scratch;  // the runner's only writable folder; removed by stop()
   std::vector<std::string> m_vendor_baseline;  // vendor libraries mapped before any candidate code

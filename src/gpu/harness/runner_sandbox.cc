@@ -2,7 +2,8 @@
 
 namespace ptxbench::gpu {
 
-ordered_json sandbox_record(const call_result& started) {
+ordered_json sandbox_record(const call_result& started, bool requested) {
+  if (!requested) return {{"applied", false}, {"reason", "disabled for this evaluation (--no-sandbox)"}};
   if (started.sandbox.is_object()) return started.sandbox;
   std::string why;
   switch (started.outcome) {

@@ -13,6 +13,6 @@ namespace ptxbench::gpu {
 /// with "active" and, where it is off, the "reason". A runner that sent none (it died while
 /// loading the candidate, or predates the sandbox) gets {"applied": null, "reason": why}: unknown,
 /// never claimed.
-ordered_json sandbox_record(const call_result& started);
+ordered_json sandbox_record(const call_result& started, bool requested = true);
 
 }  // namespace ptxbench::gpu

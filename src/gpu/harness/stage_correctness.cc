@@ -49,6 +49,11 @@ bool harness::stage_correctness(const job_candidate&, runner_client& runner, gpu
       cs.failed_trial = t;
       return decide(f.outcome, f.message, runner.output());
     }
+    if (auto tampered = tampering(runner, r); !tampered.empty() && m_job.options.tamper_check) {
+      cs.failed_trial = t;
+      return decide(eval_outcome::runtime_error, fmt::format("trial {} (seed {}): {}", t, seed, tampered),
+                    runner.output());
+    }
     if (auto problem = check_call_hygiene(runner, set, sums, r); !problem.empty()) {
       cs.failed_trial = t;
       return decide(eval_outcome::runtime_error, problem, runner.output());

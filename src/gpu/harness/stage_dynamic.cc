@@ -69,7 +69,7 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
     call_result r;
     if (started) {
       r = *started;
-      out.sandbox["profile"] = sandbox_record(*started);
+      out.sandbox["profile"] = sandbox_record(*started, m_job.options.sandbox);
     }
     if (started && r.outcome == call_outcome::ok) r = runner.call(set.describe(), m_job.options.profile_timeout_s);
     std::string how = runner.stop(120);  // ncu writes the report after the application exits

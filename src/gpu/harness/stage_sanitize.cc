@@ -55,7 +55,7 @@ bool harness::stage_sanitize(const job_candidate& c, gpu_stage_result& out) {
     runner_client runner;
     auto started = runner.start(l);
     if (!started) throw std::runtime_error("starting the runner under compute-sanitizer: " + started.err().message);
-    out.sandbox["sanitize-" + t] = sandbox_record(*started);
+    out.sandbox["sanitize-" + t] = sandbox_record(*started, m_job.options.sandbox);
     call_result last = *started;
     for (int call = 0; call < 2 && last.outcome == call_outcome::ok; ++call)
       last = runner.call(set.describe(), m_job.options.sanitize_timeout_s);

@@ -3,12 +3,17 @@
 // are reset; every call gets fresh input values in a rotating set of buffers (fresh pointers too),
 // and every timed candidate output is compared with the reference's output on the same inputs, so a
 // kernel that caches or replays results, or skips work, fails here even if it passed the correctness
-// trials (the rule: eval/timed_output_check.h).
+// trials (the rule: eval/timed_output_check.h). The harness's own clock bounds every call: go/done on
+// a shared page, then a snapshot of the outputs on the harness's stream before the clock stops, and
+// the timed outputs are compared from that snapshot; each call's launch audit must be intact
+// (docs/trusted-timing.md).
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
+#include "eval/measurement_audit.h"
 #include "eval/physical_floor.h"
 #include "verdict/stage_timer.h"
 #include "eval/timed_output_check.h"
@@ -22,6 +27,11 @@ namespace ptxbench::gpu {
 bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   stage_timer timer(stage_id::timing);
   const auto& opt = m_job.options;
+  auto fail = [&](eval_outcome outcome, const std::string& message) {
+    out.decided = {outcome, stage_id::timing, message, runner.output()};
+    out.stages.push_back(timer.finish(stage_outcome::failed, message));
+    return false;
+  };
 
   // Enough rotating sets that their total exceeds twice the L2, and at least three.
   std::size_t set_bytes = std::max<std::size_t>(m_sets[0].bytes(), 1);
@@ -29,14 +39,29 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   if (opt.input_sets > 0) sets = static_cast<std::size_t>(opt.input_sets);
   ensure_sets(sets);
 
-  // Calibrate the trusted wall-clock bound with calls that do nothing.
-  std::vector<double> noop;
-  for (int i = 0; i < 10; ++i) {
-    auto r = runner.call(m_sets[0].describe(), opt.call_timeout_s, true);
+  // Calibrate the trusted wall-clock bound with calls that do nothing, through exactly the path of
+  // a timed call (L2 flushed, the same rotating buffer sets mapped, markers, go/done, the output
+  // snapshot), so that what the no-op calls measure is what a timed call adds to its work. The first
+  // few are slower (first IPC mappings, CUPTI buffers) and are dropped.
+  constexpr int k_noop_warmup = 5, k_noop_calls = 100;
+  bool shared_memory = runner.channel() == "shared_memory";
+  std::vector<double> noop, noop_lead;
+  for (int i = 0; i < k_noop_warmup + k_noop_calls; ++i) {
+    auto& set = m_sets[static_cast<std::size_t>(i) % sets];
+    m_flusher->flush(m_stream);
+    PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
+    auto r = runner.call(set.describe(), opt.call_timeout_s, true, [&] { snapshot_outputs(set); });
     runner.freeze();
-    if (r.outcome == call_outcome::ok) noop.push_back(r.wall_ms);
+    // A no-op call launches nothing of the candidate's; a finding here is a background thread's.
+    if (auto tampered = tampering(runner, r); !tampered.empty() && r.outcome == call_outcome::ok && opt.tamper_check)
+      return fail(eval_outcome::runtime_error, fmt::format("calibration call {}: {}", i, tampered));
+    if (r.outcome == call_outcome::ok && i >= k_noop_warmup) {
+      noop.push_back(r.wall_ms);
+      noop_lead.push_back(r.lead_ms);
+    }
   }
-  auto cal = eval::calibrate(noop);
+  auto cal = eval::calibrate(noop, noop_lead,
+                             shared_memory ? eval::k_shared_memory_min_allowance_ms : eval::k_socket_min_allowance_ms);
 
   timing_summary ts;
   ts.method = m_tracer ? "cupti" : "events";
@@ -50,11 +75,11 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   std::vector<eval::timed_pair> pairs;
   std::vector<double> ref_ms;
   std::string method = "cupti";
-  auto fail = [&](eval_outcome outcome, const std::string& message) {
-    out.decided = {outcome, stage_id::timing, message, runner.output()};
-    out.stages.push_back(timer.finish(stage_outcome::failed, message));
-    return false;
-  };
+  // What the launch audit found where it does not decide (--no-tamper-check), per call.
+  ordered_json tamper_findings = ordered_json::array();
+  std::vector<double> signal_ms, confirm_ms, lead_ms;
+  // How the runner matched launches to records, per call (gpu/common/launch_audit.h).
+  std::map<std::string, int> audit_matching;
   // Isolated out-of-tolerance elements on timed calls (see eval/timed_output_check.h).
   int outlier_calls = 0;
   int64_t outlier_elements = 0;
@@ -70,19 +95,25 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     auto sums = input_checksums(set);
     m_flusher->flush(m_stream);
     PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
-    auto r = runner.call(set.describe(), opt.call_timeout_s);  // B
+    auto r = runner.call(set.describe(), opt.call_timeout_s, false, [&] { snapshot_outputs(set); });  // B
     runner.freeze();
     if (r.outcome != call_outcome::ok) {
       auto f = classify_call_failure(r, fmt::format("timed call {} (seed {})", i, seed));
       return fail(f.outcome, f.message);
+    }
+    if (r.audit.is_object()) ++audit_matching[r.audit.value("matching", std::string("?"))];
+    if (auto tampered = tampering(runner, r); !tampered.empty()) {
+      if (opt.tamper_check) return fail(eval_outcome::runtime_error, fmt::format("timed call {} (seed {}): {}", i, seed, tampered));
+      if (tamper_findings.size() < 10) tamper_findings.push_back({{"call", i}, {"finding", tampered}, {"audit", r.audit}});
     }
     if (auto problem = check_call_hygiene(runner, set, sums, r); !problem.empty())
       return fail(eval_outcome::runtime_error, fmt::format("timed call {}: {}", i, problem));
     bool call_had_outliers = false;
     for (std::size_t o = 0; o < set.outputs.size(); ++o) {
       const auto& b = set.outputs[o];
-      auto st = compare(b->data(), m_reference_out[o]->data, b->type(), b->numel(), m_job.tol.atol, m_job.tol.rtol,
-                        m_rule, m_stream);
+      // The snapshot taken when the runner said done: what the clock's end vouches for.
+      auto st = compare(m_snapshot[o]->data, m_reference_out[o]->data, b->type(), b->numel(), m_job.tol.atol,
+                        m_job.tol.rtol, m_rule, m_stream);
       switch (eval::judge_timed_output(b->numel(), st.mismatches, st.nonfinite)) {
         case eval::timed_output_judgement::ok:
           break;
@@ -94,7 +125,8 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
         case eval::timed_output_judgement::not_computed:
           return fail(eval_outcome::incorrect_numerical,
                       fmt::format("timed call {} (seed {}): output {} wrong in {} of {} element(s){} (max_abs_error {:g}) "
-                                  "although the correctness trials passed — results must be computed on every call",
+                                  "when the runner said done, although the correctness trials passed — results must "
+                                  "be computed on every call, before done",
                                   i, seed, b->name(), st.mismatches, b->numel(),
                                   st.nonfinite ? fmt::format(", {} NaN/Inf", st.nonfinite) : "",
                                   st.max_absolute_error));
@@ -106,7 +138,10 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     }
     if (r.method != "cupti") method = "events";
     if (i < opt.warmup) continue;
-    pairs.push_back({ref, r.method == "cupti" ? r.span_ms : 0.0, r.wall_ms});
+    pairs.push_back({ref, r.method == "cupti" ? r.span_ms : 0.0, r.wall_ms, r.lead_ms});
+    signal_ms.push_back(r.signal_ms);
+    confirm_ms.push_back(r.wall_ms - r.signal_ms);
+    lead_ms.push_back(r.lead_ms);
     ref_ms.push_back(ref);
   }
   auto decided = eval::decide_candidate_latency(pairs, cal);
@@ -127,8 +162,11 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     }
   std::vector<double> spans;
   for (const auto& p : pairs) spans.push_back(p.candidate_span_ms);
-  std::vector<double> wall;
-  for (const auto& p : pairs) wall.push_back(p.candidate_wall_ms - cal.overhead_ms);
+  std::vector<double> wall, bound;
+  for (const auto& p : pairs) {
+    wall.push_back(p.candidate_wall_ms - cal.overhead_ms);
+    bound.push_back(eval::trusted_bound_ms(p, cal));
+  }
   ts.method = m_tracer && method == "cupti" ? "cupti" : "wallclock";
   ts.candidate = eval::summarize(decided.used_ms);
   ts.reference = eval::summarize(ref_ms);
@@ -142,15 +180,27 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     if (c->contains("sm_mhz") && (*c)["sm_mhz"].is_number()) ts.sm_clock_mhz.push_back((*c)["sm_mhz"].get<double>());
   ts.floor = floor;
   out.timing = ts;
-  ordered_json details = {{"calibration_overhead_ms", cal.overhead_ms},
+  ordered_json details = {{"timing_channel", runner.channel()},
+                          {"calibration_overhead_ms", cal.overhead_ms},
                           {"calibration_allowance_ms", cal.allowance_ms},
+                          {"calibration_lead_overhead_ms", cal.lead_overhead_ms},
+                          {"calibration_lead_allowance_ms", cal.lead_allowance_ms},
+                          {"tamper_check", !runner.audits() ? ordered_json("unavailable: " + runner.audit_unavailable())
+                                                             : ordered_json(opt.tamper_check ? "on" : "recorded only")},
+                          {"tamper_findings", tamper_findings},
+                          {"audit_matching", audit_matching},
                           {"wallclock_disagreements", decided.disagreements},
                           {"clocks_before", clocks_before},
                           {"clocks_after", clocks_after},
                           {"noop_wall_ms", noop},
+                          {"noop_lead_ms", noop_lead},
                           {"candidate_ms", decided.used_ms},
                           {"candidate_span_ms", spans},
                           {"candidate_wall_ms", wall},
+                          {"candidate_bound_ms", bound},
+                          {"candidate_signal_ms", signal_ms},
+                          {"candidate_confirm_ms", confirm_ms},
+                          {"candidate_lead_ms", lead_ms},
                           {"reference_ms", ref_ms},
                           {"timed_call_outliers",
                            {{"calls", outlier_calls},
@@ -158,10 +208,13 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
                             {"max_abs_error", outlier_max_abs},
                             {"seeds", outlier_seeds},
                             {"max_mismatch_fraction_per_output", eval::k_timed_call_max_mismatch_fraction}}}};
-  std::string note = decided.disagreements
-                         ? fmt::format("; the trusted wall clock exceeded the reported span in {} of {} calls and was used",
-                                       decided.disagreements, pairs.size())
-                         : "";
+  std::string note = runner.audits() ? "" : "; the launch audit was unavailable (" + runner.audit_unavailable() + ")";
+  if (decided.disagreements)
+    note += fmt::format("; the trusted wall clock exceeded the reported span in {} of {} calls and was used",
+                        decided.disagreements, pairs.size());
+  if (!tamper_findings.empty())
+    note += fmt::format("; the launch audit found tampering that was not enforced (--no-tamper-check): {}",
+                        tamper_findings[0]["finding"].get<std::string>());
   if (outlier_calls > 0)
     note += fmt::format("; {} of {} calls had isolated elements outside tolerance ({} in all, max_abs_error {:g}; "
                         "correctness is judged by the trials)",

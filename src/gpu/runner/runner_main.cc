@@ -1,31 +1,42 @@
 // ptxbench-runner: the candidate process. It loads one untrusted candidate shared object and calls
 // it on buffers the trusted harness shares through CUDA IPC, one call at a time, and nothing else:
 // it links no vendor library, owns no reference output, and decides nothing. What it reports (the
-// GPU span of a call) is cross-checked by the harness against its own clock.
+// GPU span of a call, and the audit of its launches) is cross-checked by the harness against its own
+// clock (docs/trusted-timing.md).
 //
-//   ptxbench-runner --connect SOCKET --token TOKEN
+//   ptxbench-runner --connect SOCKET --token TOKEN [--sync-fd FD]
 //
 // Protocol (one JSON message each way per step, over the private socket):
 //   runner → hello{token,pid}; harness → setup{so,symbol,mode,device,timing,sandbox};
-//   runner → ready{pid,cupti,sandbox} | error{phase: load | sandbox | run, sandbox once applied}
-//   harness → prepare{nonce,tensors,noop}; runner → prepared | error
-//   harness → go{nonce};                   runner → done{ok,error,span_ns,records,kernels,method}
+//   runner → ready{pid,cupti,audit,audit_error,sync,sandbox} | error{phase: load | sandbox | run, sandbox once applied}
+//   harness → prepare{nonce,tensors,noop,sync}; runner → prepared{nonce} | error
+//   then either (sync false)  harness → go{nonce};  runner → done{nonce,ok,error,span_ns,records,kernels,method,audit}
+//   or (sync true, the shared page of --sync-fd, core/sync_channel.h): the harness writes go = nonce
+//   on the page, the runner calls the candidate, synchronises the device, writes done = nonce on the
+//   page, and only then (markers, CUPTI flush) sends the same done{...} message over the socket.
 //   harness → shutdown
 #include <dlfcn.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <cuda_runtime.h>
 
 #include "core/message_channel.h"
+#include "core/sync_channel.h"
 #include "gpu/common/activity_tracer.h"
 #include "gpu/common/ipc_tensor.h"
+#include "gpu/common/launch_audit.h"
+#include "gpu/runner/launch_counter.h"
+#include "gpu/runner/marker_kernel.h"
 #include "ptxbench/abi.h"
 #include "sandbox/runner_integration.h"
 
@@ -50,6 +61,11 @@ struct runner_state {
   ptxbench_entry_v1_fn entry_v1 = nullptr;  // ABI version 1
   cudaStream_t stream = nullptr;
   std::unique_ptr<gpu::activity_tracer> tracer;
+  std::unique_ptr<gpu::launch_counter> counter;  // the launch audit; only with the tracer
+  std::string audit_error;                       // why there is no counter
+  sync_channel sync;                             // the shared go/done page (--sync-fd), if any
+  bool sync_call = false;                        // this call's go/done travel on the page
+  std::vector<uint32_t> marker_before;           // correlation ids of the marker launched in prepare
   std::vector<mapped_tensor> tensors;
   std::vector<ptxbench_tensor> args;
   bool noop = false;
@@ -92,11 +108,24 @@ void handle_setup(runner_state& st, const ordered_json& m) {
   st.timing = m.value("timing", false);
   st.device = m.value("device", 0);
   check(st, cudaSetDevice(st.device), "cudaSetDevice");
+  // Spin, not yield, in cudaDeviceSynchronize: "done" follows the GPU's end within microseconds.
+  // Best effort (an older driver refuses it on an initialised context); the error must not linger
+  // for the first call's cudaGetLastError.
+  (void)cudaSetDeviceFlags(cudaDeviceScheduleSpin);
+  (void)cudaGetLastError();
   check(st, cudaFree(nullptr), "CUDA context creation");
   check(st, cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking), "cudaStreamCreate");
   if (st.timing) {
     auto tr = gpu::activity_tracer::start();
     if (tr) st.tracer = std::move(*tr);  // otherwise the harness's wall clock is the only measure
+    // The second channel of the launch audit, before any candidate code runs (docs/trusted-timing.md).
+    if (st.tracer) {
+      auto c = gpu::launch_counter::start();
+      if (c) st.counter = std::move(*c);
+      else st.audit_error = c.err().message;
+    } else {
+      st.audit_error = "no CUPTI activity tracing";
+    }
   }
   // The sandbox goes on here: after the harness socket and the CUDA context exist (both need what it
   // then refuses), before any candidate code runs (dlopen runs its static constructors).
@@ -120,13 +149,20 @@ void handle_setup(runner_state& st, const ordered_json& m) {
   else
     fail(st, "the candidate was built against kernel ABI version " + std::to_string(st.abi_version) +
                  "; this runner loads versions 1 and 2", 4);
-  (void)st.channel.send({{"type", "ready"}, {"pid", ::getpid()}, {"cupti", st.tracer != nullptr}, {"sandbox", st.sandbox_report}});
+  (void)st.channel.send({{"type", "ready"},
+                         {"pid", ::getpid()},
+                         {"cupti", st.tracer != nullptr},
+                         {"audit", st.counter != nullptr},
+                         {"audit_error", st.audit_error},
+                         {"sync", st.sync.valid()},
+                         {"sandbox", st.sandbox_report}});
 }
 
 void handle_prepare(runner_state& st, const ordered_json& m) {
   release(st);
   st.nonce = m.value("nonce", int64_t{-1});
   st.noop = m.value("noop", false);
+  st.sync_call = m.value("sync", false) && st.sync.valid();
   for (const auto& tj : m.value("tensors", ordered_json::array())) {
     auto desc = gpu::ipc_tensor_from_json(tj);
     if (!desc) fail(st, desc.err().message);
@@ -161,6 +197,10 @@ void handle_prepare(runner_state& st, const ordered_json& m) {
   }
   // A persisting-L2 carve-out left by an earlier call would survive the harness's flush.
   cudaCtxResetPersistingL2Cache();
+  // The marker before the call: its record shows kernel records were on when the call was prepared.
+  st.marker_before.clear();
+  if (st.counter)
+    st.marker_before = st.counter->launch_marker([&] { check(st, gpu::launch_marker_kernel(st.stream), "the marker kernel"); });
   check(st, cudaDeviceSynchronize(), "synchronising before the call");
   (void)st.channel.send({{"type", "prepared"}, {"nonce", st.nonce}});
 }
@@ -176,8 +216,55 @@ const char* error_kind_name(int32_t kind) {
   }
 }
 
+// True when a record with one of `ids` arrived or, failing that (no ids, or ids the records do not
+// carry: see gpu::audit_json's "count" matching), a record with the marker's name in `window`.
+template <typename Window>
+bool marker_recorded(const std::vector<uint32_t>& ids, const std::unordered_set<uint32_t>& recorded,
+                     const std::vector<gpu::activity_record>& records, Window in_window) {
+  if (std::any_of(ids.begin(), ids.end(), [&](uint32_t id) { return recorded.count(id) > 0; })) return true;
+  return std::any_of(records.begin(), records.end(), [&](const gpu::activity_record& r) {
+    return gpu::is_marker_kernel_name(r.name) && in_window(r);
+  });
+}
+
+// The audit of one finished call (docs/trusted-timing.md): every launch the callbacks saw needs a
+// record, both markers need records, the callbacks must still be on and must see the second marker.
+// [t0, t1] is the call on the CUPTI clock.
+ordered_json audit_call(runner_state& st, gpu::audit_observations seen, const std::vector<uint32_t>& marker_after,
+                        std::vector<gpu::activity_record>& records, uint64_t t0, uint64_t t1) {
+  auto ids_of = [](const std::vector<gpu::activity_record>& rs) {
+    std::unordered_set<uint32_t> ids;
+    for (const auto& r : rs) ids.insert(r.correlation_id);
+    return ids;
+  };
+  auto before = [&](const gpu::activity_record& r) { return r.end != 0 && r.end <= t0; };
+  auto after = [&](const gpu::activity_record& r) { return r.start >= t1; };
+  auto recorded = ids_of(records);
+  auto complete = [&] {
+    return gpu::unrecorded_launches(seen.launches, recorded).empty() &&
+           marker_recorded(st.marker_before, recorded, records, before) &&
+           marker_recorded(marker_after, recorded, records, after);
+  };
+  if (!complete()) {
+    // Before calling anything missing, give CUPTI a moment for records still on their way.
+    ::usleep(2000);
+    auto late = st.tracer->drain();
+    records.insert(records.end(), late.begin(), late.end());
+    recorded = ids_of(records);
+  }
+  seen.marker_before = marker_recorded(st.marker_before, recorded, records, before);
+  seen.marker_after = marker_recorded(marker_after, recorded, records, after);
+  seen.marker_after_counted = !marker_after.empty();
+  seen.callbacks_enabled = st.counter->callbacks_enabled();
+  seen.kernel_records_in_call = static_cast<int>(std::count_if(records.begin(), records.end(), [&](const gpu::activity_record& r) {
+    return !r.name.empty() && !gpu::is_marker_kernel_name(r.name) && r.start >= t0 && r.end <= t1;
+  }));
+  return gpu::audit_json(seen, recorded);
+}
+
 void handle_go(runner_state& st) {
   uint64_t t0 = st.tracer ? st.tracer->now() : 0;
+  if (st.counter) st.counter->begin_call();
   const char* err = nullptr;
   const char* kind = "unspecified";
   if (!st.noop && st.entry) {
@@ -199,9 +286,21 @@ void handle_go(runner_state& st) {
   cudaError_t e = cudaDeviceSynchronize();  // every stream of this process, not only ours
   if (e == cudaSuccess) e = cudaGetLastError();
   uint64_t t1 = st.tracer ? st.tracer->now() : 0;
+  gpu::audit_observations seen;
+  if (st.counter) seen = st.counter->end_call();
+  // The harness's clock stops here (the shared page); everything below is outside its bound.
+  if (st.sync_call) st.sync.signal_done(static_cast<uint32_t>(st.nonce));
+  bool ok = !err && e == cudaSuccess;
+  std::vector<uint32_t> marker_after;
+  if (st.counter && ok) {
+    marker_after = st.counter->launch_marker([&] { (void)gpu::launch_marker_kernel(st.stream); });
+    (void)cudaDeviceSynchronize();
+  }
   ordered_json done = {{"type", "done"}, {"nonce", st.nonce}};
   if (st.tracer) {
-    auto span = st.tracer->collect(t0, t1);
+    auto records = st.tracer->drain();
+    if (st.counter && ok) done["audit"] = audit_call(st, std::move(seen), marker_after, records, t0, t1);
+    auto span = gpu::activity_tracer::span_of(records, t0, t1);
     done["method"] = "cupti";
     done["span_ns"] = span.end_ns - span.start_ns;
     done["records"] = span.records;
@@ -230,14 +329,25 @@ void handle_go(runner_state& st) {
   if (e != cudaSuccess) _exit(3);  // the context is unusable after a sticky error
 }
 
+// After "prepared" on a shared-page call: wait for go = nonce (spin, then a futex), then call.
+void await_go_and_call(runner_state& st) {
+  sync_channel::wait_options o;
+  o.liveness_fd = st.channel.fd();  // the harness gone: stop waiting
+  auto w = st.sync.wait_go(static_cast<uint32_t>(st.nonce), o);
+  if (w != sync_channel::wait_result::signalled) _exit(0);
+  handle_go(st);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string socket_path, token;
+  int sync_fd = -1;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--connect") socket_path = argv[i + 1];
     else if (k == "--token") token = argv[i + 1];
+    else if (k == "--sync-fd") sync_fd = std::atoi(argv[i + 1]);
   }
   if (socket_path.empty()) {
     std::fprintf(stderr, "usage: ptxbench-runner --connect SOCKET --token TOKEN (started by ptxbench-harness)\n");
@@ -250,13 +360,22 @@ int main(int argc, char** argv) {
     return 3;
   }
   st.channel = std::move(*ch);
+  if (sync_fd >= 0) {
+    // Without the page the harness falls back to go/done over the socket ("sync": false in ready).
+    auto page = sync_channel::attach(sync_fd);
+    if (page) st.sync = std::move(*page);
+    else std::fprintf(stderr, "ptxbench-runner: %s; go/done use the socket\n", page.err().message.c_str());
+  }
   (void)st.channel.send({{"type", "hello"}, {"token", token}, {"pid", ::getpid()}});
   while (true) {
     auto r = st.channel.receive(-1);
     if (r.kind != message_channel::receive_kind::message) return 0;  // the harness went away
     std::string type = r.message.value("type", "");
     if (type == "setup") handle_setup(st, r.message);
-    else if (type == "prepare") handle_prepare(st, r.message);
+    else if (type == "prepare") {
+      handle_prepare(st, r.message);
+      if (st.sync_call) await_go_and_call(st);
+    }
     else if (type == "go") handle_go(st);
     else if (type == "shutdown") break;
   }

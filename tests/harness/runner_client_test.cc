@@ -1,0 +1,151 @@
+// runner_client (the harness's side of a runner) against a fake runner without CUDA
+// (fake_runner.cc): go/done on the shared page and on the socket fallback, the confirmation hook
+// inside the timed interval, the lead interval, a forged early "done", stale messages, and a runner
+// that dies, fails or hangs during a call.
+#include <chrono>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "gpu/harness/runner_client.h"
+#include "test_support.h"
+
+namespace ptxbench::gpu {
+namespace {
+
+namespace fs = std::filesystem;
+using clock_type = std::chrono::steady_clock;
+
+class RunnerClient : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("ptxbench-rc-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(m_dir);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(m_dir, ec);
+  }
+  call_result start(runner_client& c, const std::string& symbol, bool shared_memory = true) {
+    runner_launch l;
+    l.runner = PTXBENCH_FAKE_RUNNER;
+    l.work_dir = m_dir;
+    l.shared_object = m_dir / "candidate.so";
+    l.symbol = symbol;
+    l.sandbox = false;
+    l.startup_timeout_s = 20;
+    l.shared_memory_sync = shared_memory;
+    auto r = c.start(l);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.err().message);
+    return r.ok() ? *r : call_result{};
+  }
+  fs::path m_dir;
+};
+
+double ms_since(clock_type::time_point t0) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+
+TEST_F(RunnerClient, TheSharedPageTimesTheCall) {
+  runner_client c;
+  ASSERT_EQ(start(c, "work_20ms").outcome, call_outcome::ok);
+  EXPECT_EQ(c.channel(), "shared_memory");
+  EXPECT_FALSE(c.audits());
+  EXPECT_EQ(c.audit_unavailable(), "fake runner");
+  for (int i = 0; i < 3; ++i) {
+    auto r = c.call({}, 10);
+    ASSERT_EQ(r.outcome, call_outcome::ok) << r.message;
+    EXPECT_GE(r.wall_ms, 20.0);
+    EXPECT_LT(r.wall_ms, 2000.0);
+    EXPECT_NEAR(r.wall_ms, r.signal_ms, 0.05);  // no confirmation hook
+    EXPECT_GT(r.lead_ms, 0.0);
+    EXPECT_TRUE(r.audit.is_null());
+  }
+}
+
+TEST_F(RunnerClient, TheConfirmationRunsAfterDoneAndInsideTheInterval) {
+  runner_client c;
+  ASSERT_EQ(start(c, "work_20ms").outcome, call_outcome::ok);
+  auto t0 = clock_type::now();
+  double hook_at = -1;
+  auto r = c.call({}, 10, false, [&] {
+    hook_at = ms_since(t0);
+    ::usleep(5000);  // e.g. the output snapshot waiting for the GPU
+  });
+  ASSERT_EQ(r.outcome, call_outcome::ok);
+  EXPECT_GE(hook_at, 20.0);                     // after the work
+  EXPECT_GE(r.wall_ms, r.signal_ms + 5.0);      // and counted in the wall clock
+  EXPECT_GE(r.signal_ms, 20.0);
+}
+
+TEST_F(RunnerClient, AForgedEarlyDoneStopsTheSignalEarlyButTheCallStillEndsWithTheRunnersReport) {
+  // The page alone cannot tell a forged "done" (the candidate shares the runner's memory): the
+  // signal comes before the work ended. That is why the harness confirms the end itself in the
+  // hook (stage_timing: a snapshot of the outputs on its own stream; docs/trusted-timing.md).
+  runner_client c;
+  ASSERT_EQ(start(c, "forge_40ms").outcome, call_outcome::ok);
+  auto t0 = clock_type::now();
+  auto r = c.call({}, 10, false, [] {});
+  double total = ms_since(t0);
+  ASSERT_EQ(r.outcome, call_outcome::ok);
+  EXPECT_LT(r.signal_ms, 30.0);
+  EXPECT_GE(total, 40.0);  // the call returned only with the runner's own report
+}
+
+TEST_F(RunnerClient, TheSocketFallbackTimesTheCallToo) {
+  runner_client c;
+  ASSERT_EQ(start(c, "work_20ms", false).outcome, call_outcome::ok);
+  EXPECT_EQ(c.channel(), "socket");
+  auto r = c.call({}, 10, false, [] { ::usleep(2000); });
+  ASSERT_EQ(r.outcome, call_outcome::ok) << r.message;
+  EXPECT_GE(r.signal_ms, 20.0);
+  EXPECT_GE(r.wall_ms, r.signal_ms + 2.0);
+}
+
+TEST_F(RunnerClient, ARunnerWithoutThePageFallsBackToTheSocket) {
+  runner_client c;
+  ASSERT_EQ(start(c, "no_page").outcome, call_outcome::ok);
+  EXPECT_EQ(c.channel(), "socket");
+  EXPECT_EQ(c.call({}, 10).outcome, call_outcome::ok);
+}
+
+TEST_F(RunnerClient, MessagesOfOtherCallsAreSkipped) {
+  runner_client c;
+  ASSERT_EQ(start(c, "stale").outcome, call_outcome::ok);
+  for (int i = 0; i < 3; ++i) {
+    auto r = c.call({}, 10);
+    EXPECT_EQ(r.outcome, call_outcome::ok) << "call " << i << ": " << r.message;
+  }
+}
+
+TEST_F(RunnerClient, ARunnerThatDiesDuringTheCallIsACrashNoticedBeforeTheTimeout) {
+  runner_client c;
+  ASSERT_EQ(start(c, "die").outcome, call_outcome::ok);
+  auto t0 = clock_type::now();
+  auto r = c.call({}, 60);
+  EXPECT_EQ(r.outcome, call_outcome::crashed);
+  EXPECT_NE(r.message.find("exited with code 7"), std::string::npos) << r.message;
+  EXPECT_LT(ms_since(t0), 10000.0);
+}
+
+TEST_F(RunnerClient, AnErrorReportedDuringTheCallIsAFailedCall) {
+  runner_client c;
+  ASSERT_EQ(start(c, "error").outcome, call_outcome::ok);
+  auto r = c.call({}, 60);
+  EXPECT_EQ(r.outcome, call_outcome::failed);
+  EXPECT_NE(r.message.find("illegal memory access"), std::string::npos) << r.message;
+}
+
+TEST_F(RunnerClient, AHangingCallTimesOutAndTheRunnerIsKilled) {
+  runner_client c;
+  ASSERT_EQ(start(c, "work_5000ms").outcome, call_outcome::ok);
+  auto t0 = clock_type::now();
+  auto r = c.call({}, 0.3);
+  EXPECT_EQ(r.outcome, call_outcome::timed_out);
+  EXPECT_LT(ms_since(t0), 4000.0);
+  EXPECT_FALSE(c.alive());
+}
+
+}  // namespace
+}  // namespace ptxbench::gpu
