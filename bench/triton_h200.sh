@@ -1,88 +1,155 @@
 #!/usr/bin/env bash
-# GPU evidence for the Triton track (issue 16), on an H200 with torch 2.11 and Triton 3.6, in about
-# 5 minutes. Every step has its own time limit; the script always ends with the checker's summary.
+# GPU evidence for the Triton track (issue 16) on an H200 (python3 with torch 2.11 and Triton 3.6),
+# in parts of at most 4 minutes each. Every case is its own `ptxbench eval` under its own time
+# limit, inside one deadline for the part, so one case failing or hanging loses only itself; a
+# failure candidate and the tl.dot GEMM after it share one trusted harness (the next candidate
+# must evaluate normally). The same pipeline as for CUDA: Python gate, byte-compile, the sandboxed
+# Triton runner (JIT compilation in the warm-up), kernel provenance, static SASS of the cubins
+# Triton compiled and Nsight Compute's count of the measured call.
 #
-#   0. diagnostics: versions, the Triton runner's view of the host (--diagnose), the helper library
-#   1. the CPU stages of every example (ptxbench check): the gate's rejections, built/deferred for the rest
-#   2. the failure examples, each followed by the tl.dot GEMM, in ONE harness (no sanitizer, no
-#      profiler, short timing: this step is about statuses and runner survival)
-#   3. the full pipeline (timing, Nsight Compute) on the TMA-descriptor GEMM, the tl.dot GEMM and the
-#      mma.sync fallback, in one harness: static SASS of the cubins Triton compiled, GMMA/TMA executed
-#   4. the attention forwards, plain (mha_with_lse_d128) and causal (mha_with_lse_d128_causal)
-#   5. the replayed Triton trajectory through `ptxbench run --language triton`
-#   6. bench/check_triton_examples.py: every verdict against examples/triton/manifest.json; for the
-#      first mismatch, its full message, log and the runner's own log (versions, Triton's errors)
+#   bench/triton_h200.sh [core|failures|kernels|all]      (default core)
 #
-# Results: $OUT/triton/ (default bench/results/h200/triton/): *.json verdicts, *.txt terminal output,
-# triton_h200.log (everything this script printed), summary.json.
-#   usage: bench/triton_h200.sh            (SANITIZE=1 adds a compute-sanitizer run of the GEMM, ~+1 min)
+#   core      (~3 min)  diagnostics; `ptxbench check` of every example; the tl.dot GEMM through
+#                       the full pipeline (timing, ncu: GMMA executed); a gate-rejected torch.matmul
+#                       and getattr(torch, "mat" + "mul"), a numerically wrong GEMM, then the good one;
+#                       a device fault (the runner crashes), then the good one; torch compute hidden
+#                       from the gate (caught by kernel provenance), then the good one
+#   failures  (~3 min)  a Python exception, a hang, a Python-side output cache (each followed by the
+#                       good GEMM); the replayed Triton trajectory (`ptxbench run --language triton`)
+#   kernels   (~3.5 min) the TMA-descriptor GEMM and the mma.sync fallback (full pipeline); the
+#                       attention forwards, plain and causal
+#
+# Binaries: PTXBENCH_BIN, else .carry/bin (bench/stage_h200_binaries.sh), else build/bin.
+# Results: bench/results/h200/triton/<part>/ — one <case>.json (verdicts) and <case>.txt (the
+# command's output) per case, cases.tsv (case, exit status, seconds), summary.json and summary.txt
+# (bench/check_triton_examples.py), triton_h200.log (everything printed). When $OUT is set (the
+# device tool's output folder), also $OUT/triton.tar.gz of bench/results/h200/triton/.
+# Expected: summary.txt ends with "PASS"; every line "OK"; the script exits 0. Exit 1: a verdict
+# differs from examples/triton/manifest.json (summary.txt shows the first mismatch in full).
 set -uo pipefail
-source "$(dirname "$0")/env.sh"
+DEVICE_OUT=${OUT:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+if [ -z "${PTXBENCH_BIN:-}" ] && [ -x "$HERE/../.carry/bin/ptxbench" ]; then
+  export PTXBENCH_BIN="$(cd "$HERE/.." && pwd)/.carry/bin"
+fi
+source "$HERE/env.sh"
 cd "$ROOT"
-T="$OUT/triton"
-mkdir -p "$T"
-exec > >(tee "$T/triton_h200.log") 2>&1
+PART=${1:-core}
+if [ "$PART" = all ]; then
+  rc=0
+  for p in core failures kernels; do OUT="$DEVICE_OUT" "$0" "$p" || rc=1; done
+  exit $rc
+fi
+case "$PART" in core|failures|kernels) ;; *) echo "usage: $0 [core|failures|kernels|all]" >&2; exit 2 ;; esac
+
 E=examples/triton
 GEMM=gemm_n7168_k5120
 P="$BIN/ptxbench"
+TR=${TRITON_RESULTS:-$ROOT/bench/results/h200/triton}  # (the script's own test points it elsewhere)
+RES="$TR/$PART"
+rm -rf "$RES"
+mkdir -p "$RES"
+exec > >(tee "$RES/triton_h200.log") 2>&1
+pack() {
+  if [ -n "$DEVICE_OUT" ]; then
+    mkdir -p "$DEVICE_OUT"
+    tar -czf "$DEVICE_OUT/triton.tar.gz" -C "$(dirname "$TR")" "$(basename "$TR")" && echo "wrote $DEVICE_OUT/triton.tar.gz"
+  fi
+}
+trap pack EXIT
 
-echo "== 0. diagnostics $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-"$P" --version
-nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader 2>&1
-echo "python3: $(command -v python3) ${PTXBENCH_PYTHON:+(PTXBENCH_PYTHON=$PTXBENCH_PYTHON)}"
-timeout 60 "${PTXBENCH_PYTHON:-python3}" -B src/gpu/runner_py/ptxbench_triton_runner.py --diagnose
-echo "helper: $(ls -l "$BIN/libptxbench_runner_py.so" 2>&1)"
-ldd "$BIN/libptxbench_runner_py.so" 2>&1 | grep -E "cudart|cupti|seccomp|not found"
-command -v cuobjdump ncu compute-sanitizer gcc cc 2>&1 | sed 's/^/tool: /'
+BUDGET_S=${BUDGET_S:-230}       # the part's deadline; the checker and the tarball need the rest
+DEADLINE=$((SECONDS + BUDGET_S))
+EVALS=()
+printf 'case\texit\tseconds\n' > "$RES/cases.tsv"
 
-echo "== 1. CPU stages of every example"
-for f in $E/*.py; do
-  task=$(python3 -c 'import json,sys; print({e["file"]: e["task"] for e in json.load(open(sys.argv[1]))["examples"]}[sys.argv[2]])' \
-         $E/manifest.json "$(basename "$f")")
-  printf '%-32s %s\n' "$(basename "$f")" "$(timeout 60 "$P" check "$f" --task "$task" --json 2>&1 |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["outcome"], "|", d["message"][:110])' 2>&1)"
-done
+# run_case NAME MAX_SECONDS COMMAND...: runs under min(MAX, time left), output in NAME.txt.
+run_case() {
+  local name=$1 max=$2; shift 2
+  local left=$((DEADLINE - SECONDS))
+  if [ "$left" -lt "${MIN_CASE_S:-20}" ]; then
+    echo "!! case $name SKIPPED: only ${left}s left of the part's ${BUDGET_S}s"
+    printf '%s\tskipped\t0\n' "$name" >> "$RES/cases.tsv"
+    return
+  fi
+  local limit=$((max < left ? max : left)) t0=$SECONDS
+  echo "== $name (limit ${limit}s): $*"
+  timeout -k 5 "$limit" "$@" > "$RES/$name.txt" 2>&1
+  local rc=$? took=$((SECONDS - t0))
+  printf '%s\t%s\t%s\n' "$name" "$rc" "$took" >> "$RES/cases.tsv"
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    echo "!! case $name TIMED OUT after ${took}s (its verdicts may be missing); last lines:"
+  else
+    echo "   exit $rc after ${took}s (non-zero is expected for failure candidates); last lines:"
+  fi
+  tail -n 4 "$RES/$name.txt" | sed 's/^/   | /'
+}
 
-echo "== 2. failure examples, each followed by the tl.dot GEMM (one harness)"
-seq=()
-for f in fail_wrong_result fail_exception fail_hang fail_device_fault fail_torch_matmul fail_getattr_matmul \
-         fail_hidden_torch_compute fail_output_cache; do
-  seq+=("$E/$f.py" "$E/gemm_tl_dot.py")
-done
-time timeout 200 "$P" eval "${seq[@]}" --task $GEMM --target h200 --no-sanitize --no-dynamic-check \
-  --warmup 1 --iterations 3 --call-timeout 10 --out "$T/triton_failures.json" > "$T/triton_failures.txt" 2>&1
-echo "exit $?"
+# eval_case NAME MAX_SECONDS [eval options] -- FILES...
+eval_case() {
+  local name=$1 max=$2; shift 2
+  local opts=() files=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+  shift
+  files=("$@")
+  EVALS+=("$RES/$name.json")
+  run_case "$name" "$max" "$P" eval "${files[@]}" --target h200 --out "$RES/$name.json" "${opts[@]}"
+}
 
-echo "== 3. GEMMs through the full pipeline (timing, static SASS of Triton's cubins, ncu)"
-time timeout 150 "$P" eval $E/gemm_tma_descriptor.py $E/gemm_tl_dot.py $E/gemm_mma_sync_fallback.py \
-  --task $GEMM --target h200 --no-sanitize --call-timeout 20 --out "$T/triton_gemm.json" > "$T/triton_gemm.txt" 2>&1
-echo "exit $?"
+# Failure pairs need statuses and runner survival, not the profiler: short timing, no ncu.
+QUICK=(--task $GEMM --no-sanitize --no-dynamic-check --warmup 1 --iterations 3 --call-timeout 10)
+FULL=(--no-sanitize --call-timeout 20)
 
-echo "== 4. attention forwards (plain, causal)"
-time timeout 90 "$P" eval $E/attention_fwd.py --task mha_with_lse_d128 --target h200 --no-sanitize --call-timeout 20 \
-  --out "$T/triton_attention.json" > "$T/triton_attention.txt" 2>&1
-echo "exit $?"
-time timeout 90 "$P" eval $E/attention_fwd_causal.py --task mha_with_lse_d128_causal --target h200 --no-sanitize \
-  --call-timeout 20 --out "$T/triton_attention_causal.json" > "$T/triton_attention_causal.txt" 2>&1
-echo "exit $?"
+echo "== triton_h200.sh $PART $(date -u +%Y-%m-%dT%H:%M:%SZ), binaries $BIN"
+"$P" --version 2>&1 | head -1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1
+echo "python3: $(command -v "${PTXBENCH_PYTHON:-python3}")"
+ls -l "$BIN/libptxbench_runner_py.so" 2>&1 | sed 's/^/helper: /'
 
-if [ "${SANITIZE:-0}" = 1 ]; then
-  echo "== 4b. compute-sanitizer memcheck on the tl.dot GEMM"
-  time timeout 240 "$P" eval $E/gemm_tl_dot.py --task $GEMM --target h200 --no-dynamic-check --warmup 1 --iterations 3 \
-    --out "$T/triton_sanitize.json" > "$T/triton_sanitize.txt" 2>&1
-  echo "exit $?"
-fi
+case "$PART" in
+core)
+  run_case diagnose 40 timeout 35 "${PTXBENCH_PYTHON:-python3}" -B src/gpu/runner_py/ptxbench_triton_runner.py --diagnose
+  echo "== CPU stages of every example (ptxbench check)"
+  : > "$RES/check.txt"
+  for f in $E/*.py; do
+    task=$(python3 -c 'import json,sys; print({e["file"]: e["task"] for e in json.load(open(sys.argv[1]))["examples"]}[sys.argv[2]])' \
+           $E/manifest.json "$(basename "$f")")
+    printf '%-32s %s\n' "$(basename "$f")" "$(timeout 20 "$P" check "$f" --task "$task" --json 2>&1 |
+      python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["outcome"], "|", d["message"][:110])' 2>&1)" |
+      tee -a "$RES/check.txt"
+  done
+  eval_case gemm_full 90 --task $GEMM "${FULL[@]}" -- $E/gemm_tl_dot.py
+  eval_case wrong_and_gate 45 "${QUICK[@]}" -- $E/fail_torch_matmul.py $E/fail_getattr_matmul.py \
+    $E/fail_wrong_result.py $E/gemm_tl_dot.py
+  eval_case device_fault 45 "${QUICK[@]}" -- $E/fail_device_fault.py $E/gemm_tl_dot.py
+  eval_case hidden_torch_compute 45 "${QUICK[@]}" -- $E/fail_hidden_torch_compute.py $E/gemm_tl_dot.py
+  EXPECT=gemm_tl_dot.py,fail_torch_matmul.py,fail_getattr_matmul.py,fail_wrong_result.py,fail_device_fault.py,fail_hidden_torch_compute.py
+  TRAJ=()
+  ;;
+failures)
+  eval_case exception 45 "${QUICK[@]}" -- $E/fail_exception.py $E/gemm_tl_dot.py
+  eval_case hang 60 "${QUICK[@]}" -- $E/fail_hang.py $E/gemm_tl_dot.py
+  eval_case output_cache 45 "${QUICK[@]}" -- $E/fail_output_cache.py $E/gemm_tl_dot.py
+  rm -rf "$RES/agent-replay-triton"
+  run_case agent_replay 75 "$P" run --model replay:examples/agent/triton_gemm_replay.json --language triton \
+    --tasks $GEMM --target h200 --variants base --trajectories 1 --turns 2 --out "$RES/agent-replay-triton"
+  EXPECT=fail_exception.py,fail_hang.py,fail_output_cache.py,gemm_tl_dot.py
+  TRAJ=(--trajectory "$RES/agent-replay-triton/trajectories/${GEMM}__h200__base__t0.json")
+  ;;
+kernels)
+  eval_case gemm_variants 100 --task $GEMM "${FULL[@]}" -- $E/gemm_tma_descriptor.py $E/gemm_mma_sync_fallback.py
+  eval_case attention 60 --task mha_with_lse_d128 "${FULL[@]}" -- $E/attention_fwd.py
+  eval_case attention_causal 60 --task mha_with_lse_d128_causal "${FULL[@]}" -- $E/attention_fwd_causal.py
+  EXPECT=gemm_tma_descriptor.py,gemm_mma_sync_fallback.py,attention_fwd.py,attention_fwd_causal.py
+  TRAJ=()
+  ;;
+esac
 
-echo "== 5. replayed Triton trajectory (ptxbench run --language triton)"
-rm -rf "$T/agent-replay-triton"
-time timeout 120 "$P" run --model replay:examples/agent/triton_gemm_replay.json --language triton \
-  --tasks $GEMM --target h200 --variants base --trajectories 1 --turns 2 --out "$T/agent-replay-triton" \
-  > "$T/agent_replay_triton.txt" 2>&1
-echo "exit $?"
-
-echo "== 6. check against examples/triton/manifest.json"
-evals=("$T/triton_failures.json" "$T/triton_gemm.json" "$T/triton_attention.json" "$T/triton_attention_causal.json")
-[ "${SANITIZE:-0}" = 1 ] && evals+=("$T/triton_sanitize.json")
-python3 bench/check_triton_examples.py --manifest $E/manifest.json --out "$T/summary.json" \
-  --trajectory "$T/agent-replay-triton/trajectories/${GEMM}__h200__base__t0.json" "${evals[@]}"
-echo "exit $?"
+echo "== check against examples/triton/manifest.json ($((DEADLINE - SECONDS))s of the budget left)"
+cat "$RES/cases.tsv"
+python3 bench/check_triton_examples.py --manifest $E/manifest.json --out "$RES/summary.json" --expect "$EXPECT" \
+  "${TRAJ[@]}" "${EVALS[@]}" > "$RES/summary.txt" 2>&1
+rc=$?
+cat "$RES/summary.txt"
+echo "triton_h200.sh $PART: checker exit $rc; results in $RES"
+exit $rc

@@ -6,6 +6,7 @@ import contextlib
 import os
 import stat
 import sys
+import threading
 import types
 
 REGION = 1 << 32
@@ -176,12 +177,31 @@ def make_triton(root):
     return triton, modules
 
 
+class Page:
+    """The shared go/done page (core/sync_channel.h) as two words under a condition variable."""
+
+    def __init__(self):
+        self.go = self.done = 0
+        self.cond = threading.Condition()
+
+    def write(self, word, value):
+        with self.cond:
+            setattr(self, word, value)
+            self.cond.notify_all()
+
+    def wait(self, word, value, timeout=10):
+        with self.cond:
+            return self.cond.wait_for(lambda: getattr(self, word) == value, timeout)
+
+
 class Helper:
     """libptxbench_runner_py.so: IPC handles name fake regions, CUPTI lists torch.launched."""
     handles = {}       # handle hex -> base
     instances = []
     sandbox_error = None
     sync_error = None
+    page = None             # the Page sync_attach maps
+    attach_error = None     # sync_attach raises this
 
     def __init__(self, path, memory=None, torch=None):
         self.path = path
@@ -242,3 +262,17 @@ class Helper:
 
     def profiler_stop(self):
         self.calls.append(("profiler_stop", len(self.torch.launched)))
+
+    def sync_attach(self, fd):
+        if Helper.attach_error:
+            raise RuntimeError(Helper.attach_error)
+        self.calls.append(("sync_attach", fd))
+
+    def sync_wait_go(self, seq, liveness_fd):
+        self.calls.append(("sync_wait_go", seq, liveness_fd))
+        return 0 if Helper.page.wait("go", seq) else 2
+
+    def sync_signal_done(self, seq):
+        # What had launched when the harness's clock stopped: the call's kernels must be among them.
+        self.calls.append(("sync_done", seq, len(self.torch.launched)))
+        Helper.page.write("done", seq)

@@ -39,14 +39,57 @@ class CheckerTest(unittest.TestCase):
         with open(MANIFEST) as f:
             self.examples = json.load(f)["examples"]
 
-    def run_checker(self, verdicts, trajectory=None):
+    def run_checker(self, verdicts, trajectory=None, expect=None, extra_evals=()):
         evals = os.path.join(self.tmp, "evals.json")
         with open(evals, "w") as f:
             json.dump(verdicts, f)
         args = [sys.executable, "-B", CHECKER, "--manifest", MANIFEST, "--out", os.path.join(self.tmp, "s.json")]
         if trajectory:
             args += ["--trajectory", trajectory]
-        return subprocess.run(args + [evals], capture_output=True, text=True, timeout=60)
+        if expect is not None:
+            args += ["--expect", ",".join(expect)]
+        return subprocess.run(args + [evals, *extra_evals], capture_output=True, text=True, timeout=60)
+
+    def by_file(self, name):
+        return next(e for e in self.examples if e["file"] == name)
+
+    def test_a_part_is_held_only_to_the_examples_it_names(self):
+        names = ["fail_wrong_result.py", "gemm_tl_dot.py"]
+        vs = [verdict(self.by_file(n), self.work, f"/c/k{i}/kernel.py") for i, n in enumerate(names)]
+        r = self.run_checker(vs, expect=names)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertNotIn("MISSING", r.stdout)
+        r = self.run_checker(vs, expect=names + ["fail_hang.py"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("MISSING   fail_hang.py", r.stdout)
+        r = self.run_checker(vs, expect=["no_such_example.py"])
+        self.assertEqual(r.returncode, 2)
+
+    def test_without_the_dynamic_check_executed_families_are_not_required(self):
+        v = verdict(self.by_file("gemm_tl_dot.py"), self.work, "/c/k/kernel.py")
+        v["stages"].append({"stage": "dynamic_check", "outcome": "skipped", "seconds": 0, "summary": ""})
+        v["target_instructions"].update({"verdict": "present_in_sass", "dynamic_counts": None})
+        r = self.run_checker([v], expect=["gemm_tl_dot.py"])
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("executed not checked", r.stdout)
+        # The static families still count.
+        v["target_instructions"]["static_counts"] = {"HMMA": 10}
+        r = self.run_checker([v], expect=["gemm_tl_dot.py"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("GMMA not in the static SASS", r.stdout)
+        # With the dynamic check run, a missing executed family is a mismatch.
+        v = verdict(self.by_file("gemm_tl_dot.py"), self.work, "/c/k/kernel.py")
+        v["target_instructions"]["dynamic_counts"] = {}
+        r = self.run_checker([v], expect=["gemm_tl_dot.py"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("GMMA not executed", r.stdout)
+
+    def test_an_eval_that_wrote_nothing_is_a_named_failure(self):
+        v = verdict(self.by_file("gemm_tl_dot.py"), self.work, "/c/k/kernel.py")
+        r = self.run_checker([v], expect=["gemm_tl_dot.py"], extra_evals=[os.path.join(self.tmp, "killed.json")])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot read", r.stdout)
+        self.assertIn("killed.json", r.stdout)
 
     def test_all_as_expected_passes(self):
         r = self.run_checker([verdict(e, self.work, f"/cache/triton/k{i}/kernel.py") for i, e in enumerate(self.examples)])

@@ -47,7 +47,8 @@ class RunnerFlowTest(unittest.TestCase):
         self.triton, modules = fakes.make_triton(self.tmp)
         fakes.Helper.memory, fakes.Helper.torch = self.memory, self.torch
         fakes.Helper.handles, fakes.Helper.instances = {}, []
-        fakes.Helper.sandbox_error = fakes.Helper.sync_error = None
+        fakes.Helper.sandbox_error = fakes.Helper.sync_error = fakes.Helper.attach_error = None
+        fakes.Helper.page = fakes.Page()
         self.saved_modules = {k: sys.modules.get(k) for k in list(modules) + ["torch", "ptxbench_candidate"]}
         sys.modules.update(modules)
         sys.modules["torch"] = self.torch
@@ -121,6 +122,54 @@ class RunnerFlowTest(unittest.TestCase):
     def output(self, tensors):
         base = fakes.Helper.handles[tensors[1]["handle"]]
         return self.memory.read(base + 256, 16)
+
+    def test_go_and_done_travel_on_the_shared_page_when_the_harness_passed_one(self):
+        self.runner.sync_fd = 7  # before setup: main() hands --sync-fd to the Runner
+        ready = self.setup_runner()
+        self.assertEqual(ready["type"], "ready", ready)
+        self.assertTrue(ready["sync"])
+        self.assertFalse(ready["audit"])  # no launch audit in the Python runner, said plainly
+        self.assertIn("kernel provenance", ready["audit_error"])
+        helper = fakes.Helper.instances[0]
+        self.assertIn(("sync_attach", 7), helper.calls)
+        page = fakes.Helper.page
+        tensors = self.buffers()
+        out_base = fakes.Helper.handles[tensors[1]["handle"]] + 256
+        for nonce, poison in ((1, b"\xff" * 16), (2, b"\xee" * 16)):
+            self.memory.write(out_base, poison)  # the harness poisons the outputs before each call
+            self.harness.send({"type": "prepare", "nonce": nonce, "tensors": tensors, "noop": False, "sync": True})
+            self.assertEqual(self.harness.receive(), {"type": "prepared", "nonce": nonce})
+            # Nothing measured runs before go is on the page (the warm-up ran in the first prepare
+            # and the runner poisoned the outputs again).
+            self.assertNotEqual(page.done, nonce)
+            self.assertEqual(self.output(tensors), poison)
+            page.write("go", nonce)
+            self.assertTrue(page.wait("done", nonce), "the runner never wrote done on the page")
+            done = self.harness.receive()
+            self.assertEqual(done["type"], "done")
+            self.assertEqual(done["nonce"], nonce)
+            self.assertTrue(done["ok"], done)
+            self.assertEqual(self.output(tensors), b"\x01\x02" * 8)
+        waits = [c for c in helper.calls if c[0] == "sync_wait_go"]
+        self.assertEqual([w[1] for w in waits], [1, 2])
+        dones = [c for c in helper.calls if c[0] == "sync_done"]
+        # done was written after the call's kernel launched: warm-up copy + one copy per call.
+        self.assertEqual([(d[1], d[2]) for d in dones], [(1, 2), (2, 3)])
+
+    def test_a_page_that_cannot_be_mapped_leaves_go_and_done_on_the_socket(self):
+        self.runner.sync_fd = 7
+        fakes.Helper.attach_error = "descriptor 7 is not a sync page (wrong magic)"
+        ready = self.setup_runner()
+        self.assertEqual(ready["type"], "ready", ready)
+        self.assertFalse(ready["sync"])
+        # The harness then never asks for the page; even if a prepare did, the socket is used.
+        tensors = self.buffers()
+        self.harness.send({"type": "prepare", "nonce": 1, "tensors": tensors, "noop": False, "sync": True})
+        self.assertEqual(self.harness.receive()["type"], "prepared")
+        self.harness.send({"type": "go", "nonce": 1})
+        done = self.harness.receive()
+        self.assertTrue(done["ok"], done)
+        self.assertFalse([c for c in fakes.Helper.instances[0].calls if c[0].startswith("sync_")])
 
     def test_ready_after_triton_is_initialised_and_the_sandbox_is_on(self):
         ready = self.setup_runner()

@@ -50,11 +50,19 @@ class ChannelTest(unittest.TestCase):
 class ArgsTest(unittest.TestCase):
     def test_connect_and_token(self):
         self.assertEqual(rp.parse_args(["--connect", "/s", "--token", "abc"]),
-                         {"connect": "/s", "token": "abc", "diagnose": False})
+                         {"connect": "/s", "token": "abc", "diagnose": False, "sync_fd": -1})
         self.assertTrue(rp.parse_args(["--diagnose"])["diagnose"])
-        for bad in ([], ["--token", "x"], ["--connect"], ["--what", "x"]):
+        for bad in ([], ["--token", "x"], ["--connect"], ["--what", "x"], ["--connect", "/s", "--sync-fd", "x"],
+                    ["--connect", "/s", "--sync-fd", "-3"], ["--connect", "/s", "--sync-fd"]):
             with self.assertRaises(rp.ProtocolError, msg=bad):
                 rp.parse_args(bad)
+
+
+    def test_the_harness_shared_page_descriptor(self):
+        # ptxbench-harness passes --sync-fd to every runner it starts without a wrapper tool.
+        args = rp.parse_args(["--connect", "/s", "--token", "abc", "--sync-fd", "5"])
+        self.assertEqual(args["sync_fd"], 5)
+        self.assertEqual(args["connect"], "/s")
 
 
 class TensorDescTest(unittest.TestCase):

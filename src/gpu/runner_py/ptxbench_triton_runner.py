@@ -2,7 +2,7 @@
 """The Triton candidate runner: the untrusted side of the trust boundary for Triton candidates
 (docs/gpu-evaluation.md, "Triton candidates"). ptxbench-harness starts it as
 
-    python3 -B ptxbench_triton_runner.py --connect SOCKET --token TOKEN
+    python3 -B ptxbench_triton_runner.py --connect SOCKET --token TOKEN [--sync-fd FD]
 
 exactly where it would start ptxbench-runner, and speaks the same protocol over the same socket
 (runner_protocol.py). What runs here, in order:
@@ -19,7 +19,10 @@ exactly where it would start ptxbench-runner, and speaks the same protocol over 
      compiles (and autotunes); then the outputs are poisoned again and the compile helper sealed;
   6. on each "go": the measured call on the current stream inside a CUPTI window (the Nsight
      Compute profiler window for the dynamic check), a device-wide synchronisation, "done" with
-     the span and the launched kernels' names (the harness checks their provenance).
+     the span and the launched kernels' names (the harness checks their provenance). With the
+     shared go/done page (--sync-fd, core/sync_channel.h, mapped through the helper library) "go"
+     and the end of the call travel on the page, as for ptxbench-runner; "done" follows on the
+     socket. No launch audit: "ready" says so (audit false), and kernel provenance checks what ran.
 
 Nothing this process reports decides correctness: the harness compares the outputs itself.
 `--diagnose` prints versions and what the runner would use, without a harness (bench scripts).
@@ -44,6 +47,11 @@ EXIT_RUN_ERROR = 3      # the C++ runner's codes: 3 run/CUDA error, 4 the candid
 EXIT_LOAD_ERROR = 4     # 5 the sandbox could not be applied
 EXIT_SANDBOX_ERROR = 5
 ERR_CAP = 1 << 16
+HELPER_ABI = 2          # runner_py_capi.cc's ptxbench_rp_abi_version
+# Why "ready" says audit false: the C++ runner's launch audit (CUPTI callbacks and marker kernels,
+# docs/trusted-timing.md) has no Python counterpart; the harness records this in the timing details.
+NO_AUDIT = ("the Triton runner does not audit launches (no CUPTI callback counter); kernel provenance "
+            "checks the kernels each call ran")
 
 
 class Helper:
@@ -69,12 +77,15 @@ class Helper:
             "ptxbench_rp_reset_persisting_l2": ([], None),
             "ptxbench_rp_profiler_start": ([], ctypes.c_int),
             "ptxbench_rp_profiler_stop": ([], ctypes.c_int),
+            "ptxbench_rp_sync_attach": ([ctypes.c_int, c, sz], ctypes.c_int),
+            "ptxbench_rp_sync_wait_go": ([ctypes.c_uint32, ctypes.c_int], ctypes.c_int),
+            "ptxbench_rp_sync_signal_done": ([ctypes.c_uint32], None),
         }
         for name, (args, res) in sig.items():
             f = getattr(L, name)
             f.argtypes, f.restype = args, res
-        if L.ptxbench_rp_abi_version() != 1:
-            raise RuntimeError(f"{path}: helper C ABI version {L.ptxbench_rp_abi_version()}, this runner needs 1")
+        if L.ptxbench_rp_abi_version() != HELPER_ABI:
+            raise RuntimeError(f"{path}: helper C ABI version {L.ptxbench_rp_abi_version()}, this runner needs {HELPER_ABI}")
 
     @staticmethod
     def _buf(n=ERR_CAP):
@@ -145,13 +156,29 @@ class Helper:
         b = self._buf()
         return None if self.lib.ptxbench_rp_synchronize(b, len(b)) == 0 else b.value.decode("utf-8", "replace")
 
+    def sync_attach(self, fd):
+        """Maps the shared go/done page; raises with the reason when fd is not one."""
+        b = self._buf()
+        self._check(self.lib.ptxbench_rp_sync_attach(fd, b, len(b)), b)
+
+    def sync_wait_go(self, seq, liveness_fd):
+        """0 when the harness wrote go = seq; 2 when it went away (ctypes drops the GIL meanwhile)."""
+        return self.lib.ptxbench_rp_sync_wait_go(seq & 0xFFFFFFFF, liveness_fd)
+
+    def sync_signal_done(self, seq):
+        self.lib.ptxbench_rp_sync_signal_done(seq & 0xFFFFFFFF)
+
 
 class Runner:
     """One candidate in one runner process. `helper_type` loads the helper library and `exit` ends
     the process; the tests substitute both (tests/runner_py)."""
 
-    def __init__(self, channel, helper_client, torch, triton, helper_type=None, exit=None, install_proxy=None):
+    def __init__(self, channel, helper_client, torch, triton, helper_type=None, exit=None, install_proxy=None,
+                 sync_fd=-1):
         self.channel, self.compile_helper, self.torch, self.triton = channel, helper_client, torch, triton
+        self.sync_fd = sync_fd  # the harness's shared go/done page, as an inherited descriptor (-1: none)
+        self.sync = False       # the page is mapped
+        self.sync_call = False  # this call's go/done travel on the page
         self.helper_type = helper_type or Helper
         self.exit = exit or os._exit
         self.install_proxy = install_proxy or compile_helper.install_proxy
@@ -217,6 +244,13 @@ class Runner:
             self.stream = torch.cuda.Stream(device=self.device)
         except Exception as e:  # the harness's problem (no GPU, wrong library), not the candidate's
             self.fail(f"CUDA or the helper library could not be set up: {rp.exception_summary(e, '')}")
+        if self.sync_fd >= 0:
+            # Without the page the harness falls back to go/done over the socket ("sync": false).
+            try:
+                self.lib.sync_attach(self.sync_fd)
+                self.sync = True
+            except Exception as e:
+                self.log(f"{rp.exception_summary(e, '')}; go/done use the socket")
         if self.timing:
             problem = self.lib.tracer_start()
             self.cupti = problem is None
@@ -277,6 +311,7 @@ class Runner:
         if not callable(self.entry):
             self.fail(f"kernel.py defines no function {symbol}(inputs..., outputs...)", EXIT_LOAD_ERROR)
         self.channel.send({"type": "ready", "pid": os.getpid(), "cupti": self.cupti, "sandbox": self.sandbox_report,
+                           "sync": self.sync, "audit": False, "audit_error": NO_AUDIT,
                            "runtime": {"python": sys.version.split()[0], "torch": torch.__version__,
                                        "torch_cuda": torch.version.cuda,
                                        "triton": getattr(triton, "__version__", "?")}})
@@ -318,6 +353,7 @@ class Runner:
         self.release()
         self.nonce = int(m.get("nonce", -1))
         self.noop = bool(m.get("noop", False))
+        self.sync_call = bool(m.get("sync", False)) and self.sync
         try:
             descs = [rp.TensorDesc.from_json(t) for t in m.get("tensors", [])]
         except rp.ProtocolError as e:
@@ -402,6 +438,9 @@ class Runner:
         if self.profile_window:
             self.lib.profiler_stop()
         t1 = self.lib.now() if self.cupti else 0
+        # The harness's clock stops here (the shared page); everything below is outside its bound.
+        if self.sync_call:
+            self.lib.sync_signal_done(self.nonce)
         done = {"type": "done", "nonce": self.nonce}
         if self.cupti:
             span = self.lib.collect(t0, t1)
@@ -426,6 +465,13 @@ class Runner:
         if err:
             self.exit(EXIT_RUN_ERROR)  # the context is unusable after a sticky error
 
+    def await_go(self):
+        """After "prepared" on a shared-page call: wait for go = nonce on the page, then call."""
+        if self.lib.sync_wait_go(self.nonce, self.channel.fileno()) != 0:
+            self.exit(0)  # the harness went away
+            return
+        self.go()
+
     def serve(self):
         while True:
             m = self.channel.receive()
@@ -436,6 +482,8 @@ class Runner:
                 self.setup(m)
             elif kind == "prepare":
                 self.prepare(m)
+                if self.sync_call:
+                    self.await_go()
             elif kind == "go":
                 self.go()
             elif kind == "shutdown":
@@ -510,7 +558,7 @@ def main(argv=None):
         print(f"ptxbench-triton-runner: connect {args['connect']}: {e}", file=sys.stderr)
         return 3
     channel.send({"type": "hello", "token": args["token"], "pid": os.getpid(), "language": "triton"})
-    runner = Runner(channel, helper_client, torch, triton)
+    runner = Runner(channel, helper_client, torch, triton, sync_fd=args["sync_fd"])
     runner.serve()
     runner.release()
     sys.stdout.flush()

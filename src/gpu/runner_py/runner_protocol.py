@@ -40,6 +40,10 @@ class Channel:
     def __init__(self, sock):
         self.sock = sock
 
+    def fileno(self):
+        """The socket's descriptor: it hangs up when the harness goes away (the page wait's liveness)."""
+        return self.sock.fileno()
+
     @classmethod
     def connect(cls, path):
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -67,8 +71,8 @@ class Channel:
 
 
 def parse_args(argv):
-    """--connect SOCKET --token TOKEN (as the C++ runner), or --diagnose. Returns a dict."""
-    out = {"connect": None, "token": "", "diagnose": False}
+    """--connect SOCKET --token TOKEN [--sync-fd FD] (as the C++ runner), or --diagnose. Returns a dict."""
+    out = {"connect": None, "token": "", "diagnose": False, "sync_fd": -1}
     i = 0
     while i < len(argv):
         key = argv[i]
@@ -78,6 +82,15 @@ def parse_args(argv):
             continue
         if key in ("--connect", "--token") and i + 1 < len(argv):
             out[key[2:]] = argv[i + 1]
+            i += 2
+            continue
+        if key == "--sync-fd" and i + 1 < len(argv):
+            try:
+                out["sync_fd"] = int(argv[i + 1])
+            except ValueError:
+                raise ProtocolError(f"--sync-fd needs a descriptor number, not {argv[i + 1]!r}") from None
+            if out["sync_fd"] < 0:
+                raise ProtocolError(f"--sync-fd needs a descriptor number, not {argv[i + 1]!r}")
             i += 2
             continue
         raise ProtocolError(f"unknown argument {key!r}")

@@ -3,7 +3,9 @@
 // code exists in the process: the candidate sandbox (src/sandbox, the very policy the C++ runner
 // applies), the CUPTI activity tracer (src/gpu/common, the spans and kernel names the harness
 // reads), and the CUDA runtime calls torch offers no public API for (opening and closing CUDA IPC
-// handles, exact-size allocations for compute-sanitizer, the profiler window for Nsight Compute).
+// handles, exact-size allocations for compute-sanitizer, the profiler window for Nsight Compute),
+// and the runner's side of the shared go/done page (core/sync_channel.h), so a Triton call is
+// bracketed by the harness's clock exactly like a C++ runner's.
 //
 // Why ctypes is fine here while the gate forbids it in the candidate: this library and the
 // bootstrap that loads it are trusted code that runs before the candidate is imported; the gate
@@ -24,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/sync_channel.h"
 #include "gpu/common/activity_tracer.h"
 #include "gpu/common/ipc_tensor.h"
 #include "sandbox/runner_integration.h"
@@ -31,6 +34,7 @@
 namespace {
 
 std::unique_ptr<ptxbench::gpu::activity_tracer> g_tracer;
+ptxbench::sync_channel g_sync;  // the shared go/done page (--sync-fd), when attached
 
 // Copies text into a caller's buffer; returns 0 when it fit, 2 when it was cut (then the caller
 // may retry with a larger buffer for JSON it must parse).
@@ -51,7 +55,7 @@ int cuda_fail(cudaError_t e, const char* what, char* err, size_t cap) {
 
 extern "C" {
 
-__attribute__((visibility("default"))) int ptxbench_rp_abi_version() { return 1; }
+__attribute__((visibility("default"))) int ptxbench_rp_abi_version() { return 2; }
 
 __attribute__((visibility("default"))) int ptxbench_rp_set_device(int device, char* err, size_t cap) {
   if (auto e = cudaSetDevice(device); e != cudaSuccess) return cuda_fail(e, "cudaSetDevice", err, cap);
@@ -157,5 +161,37 @@ __attribute__((visibility("default"))) void ptxbench_rp_reset_persisting_l2() { 
 
 __attribute__((visibility("default"))) int ptxbench_rp_profiler_start() { return cudaProfilerStart() == cudaSuccess ? 0 : 1; }
 __attribute__((visibility("default"))) int ptxbench_rp_profiler_stop() { return cudaProfilerStop() == cudaSuccess ? 0 : 1; }
+
+/// Maps the shared go/done page the harness passed as an inherited descriptor (--sync-fd); sets
+/// close-on-exec on it. 1 with the reason when it is not a sync page.
+__attribute__((visibility("default"))) int ptxbench_rp_sync_attach(int fd, char* err, size_t cap) {
+  auto page = ptxbench::sync_channel::attach(fd);
+  if (!page) {
+    put(page.err().message, err, cap);
+    return 1;
+  }
+  g_sync = std::move(*page);
+  return 0;
+}
+
+/// Waits until the harness writes go = seq (spin, then a shared futex), without a time limit, but
+/// returns when liveness_fd (the socket to the harness) hangs up. 0 signalled, 1 timed out (not
+/// with these options), 2 the harness is gone, 3 no page attached.
+__attribute__((visibility("default"))) int ptxbench_rp_sync_wait_go(uint32_t seq, int liveness_fd) {
+  if (!g_sync.valid()) return 3;
+  ptxbench::sync_channel::wait_options o;
+  o.liveness_fd = liveness_fd;
+  switch (g_sync.wait_go(seq, o)) {
+    case ptxbench::sync_channel::wait_result::signalled: return 0;
+    case ptxbench::sync_channel::wait_result::timed_out: return 1;
+    case ptxbench::sync_channel::wait_result::peer_gone: return 2;
+  }
+  return 2;
+}
+
+/// Publishes done = seq: the harness's clock stops here.
+__attribute__((visibility("default"))) void ptxbench_rp_sync_signal_done(uint32_t seq) {
+  if (g_sync.valid()) g_sync.signal_done(seq);
+}
 
 }  // extern "C"
