@@ -5,8 +5,8 @@
   check_triton_examples.py --manifest examples/triton/manifest.json --out summary.json
                            [--expect a.py,b.py] [--trajectory TRAJ.json] EVAL.json [...]
 
---expect names the examples this run must have evaluated (default: every example in the manifest);
-bench/triton_h200.sh runs them in two parts. A verdict whose dynamic check was skipped (the failure
+--expect names the examples this run must have evaluated (default: every example in the manifest;
+"none": no eval, only the trajectory); bench/triton_h200.sh runs them in parts. A verdict whose dynamic check was skipped (the failure
 pairs run with --no-dynamic-check) is not held to the manifest's executed families: its target
 verdict may be the static one, and the line says "executed not checked".
 
@@ -137,8 +137,10 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--trajectory")
     ap.add_argument("--expect", default="", help="comma-separated example files this run must cover")
-    ap.add_argument("evals", nargs="+")
+    ap.add_argument("evals", nargs="*")
     a = ap.parse_args()
+    if not a.evals and not a.trajectory:
+        ap.error("nothing to check: give eval JSON files, --trajectory or both")
     manifest = {e["file"]: e for e in json.load(open(a.manifest))["examples"]}
     rows, first_bad, seen, verdicts = [], None, set(), []
     for path in a.evals:
@@ -164,7 +166,7 @@ def main():
                          "stage_seconds": {s.get("stage"): s.get("seconds") for s in v.get("stages", [])}})
             if problems and first_bad is None:
                 first_bad = (v, problems)
-    expected = set(x for x in a.expect.split(",") if x) or set(manifest)
+    expected = set() if a.expect == "none" else set(x for x in a.expect.split(",") if x) or set(manifest)
     unknown = sorted(expected - set(manifest))
     if unknown:
         print("--expect names files that are not in the manifest:", ", ".join(unknown))
