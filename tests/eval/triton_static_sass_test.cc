@@ -39,9 +39,14 @@ class TritonStaticSass : public ::testing::Test {
                                  : "#!/bin/sh\nfor a; do last=$a; done\ncat \"$last\"\n");
     ::chmod(tool.c_str(), 0755);
   }
-  fs::path cubin(const std::string& name) {
+  // A "cubin" holding the fixture listing; rename != "" renames its functions (another kernel).
+  fs::path cubin(const std::string& name, const std::string& rename = "") {
     fs::path p = root / name;
-    fs::copy_file(fixtures_dir() / "sass" / "probe_sm90a.cuobjdump.txt", p);
+    std::ifstream in(ptxbench::testing::fixtures_dir() / "sass" / "probe_sm90a.cuobjdump.txt");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (std::size_t at = 0; !rename.empty() && (at = text.find("Function : ", at)) != std::string::npos;)
+      text.insert(at += 11, rename);
+    std::ofstream(p) << text;
     return p;
   }
   int static_records() const {
@@ -66,7 +71,7 @@ TEST_F(TritonStaticSass, EveryCubinIsDisassembledAndTheDeferredRecordReplaced) {
   verdict two_cubins;
   two_cubins.stages = v.stages;
   v = two_cubins;
-  auto two = run_static_sass_on_cubins({cubin("001-a.cubin"), cubin("002-b.cubin")}, target, root / "cuda", v);
+  auto two = run_static_sass_on_cubins({cubin("001-a.cubin"), cubin("002-b.cubin", "other_")}, target, root / "cuda", v);
   ASSERT_TRUE(two) << two.err().message;
   EXPECT_EQ(v.targets.static_counts->at("GMMA"), 2 * single.at("GMMA"));  // the cubins' families add up
   EXPECT_EQ(static_records(), 1);
@@ -75,6 +80,16 @@ TEST_F(TritonStaticSass, EveryCubinIsDisassembledAndTheDeferredRecordReplaced) {
   EXPECT_NE(s.summary.find("Triton's cubins"), std::string::npos) << s.summary;
   EXPECT_EQ(s.details["cubins"].size(), 2u);
   EXPECT_FALSE(v.targets.static_per_kernel.empty());
+}
+
+TEST_F(TritonStaticSass, TheSameCodeInTwoCubinsCountsOnce) {
+  // The parser drops identical functions (same name, arch and instructions): a kernel Triton wrote
+  // twice is one kernel.
+  write_tool(false);
+  ASSERT_TRUE(run_static_sass_on_cubins({cubin("000-a.cubin")}, target, root / "cuda", v));
+  const auto single = *v.targets.static_counts;
+  ASSERT_TRUE(run_static_sass_on_cubins({cubin("001-a.cubin"), cubin("002-a.cubin")}, target, root / "cuda", v));
+  EXPECT_EQ(*v.targets.static_counts, single);
 }
 
 TEST_F(TritonStaticSass, NoCubinLeavesTheStageDeferredWithTheReason) {

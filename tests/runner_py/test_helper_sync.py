@@ -43,7 +43,7 @@ class HelperSyncTest(unittest.TestCase):
         fd, page = make_page()
         a, b = os.pipe()  # liveness: stays open, like the socket to a live harness
         try:
-            self.helper.sync_attach(fd)
+            self.helper.sync_attach(os.dup(fd))  # the library owns what it attaches
             struct.pack_into("<I", page, GO, 41)
             self.assertEqual(self.helper.sync_wait_go(41, a), 0)
             # Waiting for a later go: released when the "harness" writes it from another thread.
@@ -66,7 +66,7 @@ class HelperSyncTest(unittest.TestCase):
         fd, page = make_page()
         a, b = os.pipe()
         try:
-            self.helper.sync_attach(fd)
+            self.helper.sync_attach(os.dup(fd))  # the library owns what it attaches
             threading.Timer(0.2, lambda: os.close(b)).start()  # the harness's end goes away
             self.assertEqual(self.helper.sync_wait_go(7, a), 2)
         finally:
@@ -78,14 +78,14 @@ class HelperSyncTest(unittest.TestCase):
         fd, page = make_page(magic=0x1234)
         try:
             with self.assertRaisesRegex(RuntimeError, "not a sync page"):
-                self.helper.sync_attach(fd)
+                self.helper.sync_attach(os.dup(fd))  # the library owns what it attaches
         finally:
             page.close()
             os.close(fd)
         r, w = os.pipe()
         try:
             with self.assertRaises(RuntimeError):
-                self.helper.sync_attach(r)
+                self.helper.sync_attach(os.dup(r))
         finally:
             os.close(r)
             os.close(w)
