@@ -11,7 +11,8 @@
 #   bench/h200_evidence.sh probe       the cuDNN probe: each graph variant and engine, both libcudnn
 #   bench/h200_evidence.sh agent       the replay agent over the GEMM task (issue 6); the CPU test
 #                                      binary's tests that need cuobjdump or a GPU
-#   bench/h200_evidence.sh triton      the Triton examples and the replayed Triton trajectory (issue 16)
+#   bench/h200_evidence.sh triton      the Triton examples and the replayed Triton trajectory (issue 16),
+#                                      all four parts of bench/triton_h200.sh (~15 min)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PTXBENCH_BIN=${PTXBENCH_BIN:-$PWD/build/bin}
@@ -26,9 +27,10 @@ cut_lines() { awk '{ if (length($0) > 2000) print substr($0, 1, 2000) " ...[cut]
 case "$part" in
 triton)
   # The Triton track (issue 16): every example of examples/triton, failures each followed by a good
-  # kernel, the replayed Triton trajectory; results in $OUT/triton/ (bench/triton_h200.sh).
+  # kernel, the replayed Triton trajectory; results in bench/results/h200/triton/<part>/
+  # (bench/triton_h200.sh; each part ends within 4 minutes).
   header
-  timeout 560 bash bench/triton_h200.sh
+  timeout 1000 bash bench/triton_h200.sh all
   ;;
 gemm)
   header
