@@ -13,6 +13,8 @@
 #                                      binary's tests that need cuobjdump or a GPU
 #   bench/h200_evidence.sh triton      the Triton examples and the replayed Triton trajectory (issue 16),
 #                                      all four parts of bench/triton_h200.sh (~15 min)
+#   bench/h200_evidence.sh gqa         the GQA tasks (issue 17): cuDNN vs the fp32 reference with both
+#                                      libcudnn, the GQA examples, our baseline vs PyTorch
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PTXBENCH_BIN=${PTXBENCH_BIN:-$PWD/build/bin}
@@ -86,8 +88,11 @@ agent)
   done
   tail -3 "$OUT/gpu_host_cpu_tests.txt"
   ;;
+gqa)
+  timeout 250 bash bench/gqa_h200.sh
+  ;;
 *)
-  echo "usage: $0 gemm|attention|probe|agent|triton" >&2
+  echo "usage: $0 gemm|attention|probe|agent|gqa|triton" >&2
   exit 2
   ;;
 esac

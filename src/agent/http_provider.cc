@@ -6,6 +6,7 @@
 
 #include "agent/provider_factory.h"
 #include "agent/retry.h"
+#include "agent/sse.h"
 #include "agent/wire_format.h"
 #include "suite/trace.h"
 
@@ -37,7 +38,8 @@ class http_provider final : public provider {
     const auto& policy = m_spec.retry;
     for (int attempt = 1;; ++attempt) {
       if (cancelled()) return fail(failure_kind::cancelled, 0, "interrupted", attempts);
-      http_response resp = m_opts.transport->post(req);
+      stream_state stream;
+      http_response resp = m_spec.stream ? post_stream(req, stream) : m_opts.transport->post(req);
       attempt_record rec;
       rec.attempt = attempt;
       rec.http_status = resp.error == transport_error::none ? resp.status : 0;
@@ -48,7 +50,11 @@ class http_provider final : public provider {
         rec.retry_after = it->second;
         retry_after = parse_retry_after(it->second, std::time(nullptr));
       }
-      if (resp.error != transport_error::none) {
+      if (!stream.error.empty()) {
+        // The provider reported an error inside the stream (overloaded, an internal error ...):
+        // the reply is lost, so the attempt is retried like a dropped connection.
+        rec.error = stream.error;
+      } else if (resp.error != transport_error::none) {
         rec.error = fmt::format("{} error: {}", transport_error_name(resp.error), resp.error_message);
         if (resp.error == transport_error::cancelled) {
           attempts.push_back(rec);
@@ -59,8 +65,7 @@ class http_provider final : public provider {
           return fail(failure_kind::bad_request, 0, fmt::format("{}: {}", req.url, rec.error), attempts);
         }
       } else if (resp.status >= 200 && resp.status < 300) {
-        auto body = parse_json(resp.body, "response");
-        auto decoded = body ? m_wire->decode(*body) : result<completion>(body.err());
+        auto decoded = m_spec.stream ? finish_stream(stream) : decode_body(resp.body);
         if (decoded) {
           attempts.push_back(rec);
           completion c = std::move(*decoded);
@@ -71,7 +76,7 @@ class http_provider final : public provider {
           out.reply = std::move(c);
           return out;
         }
-        rec.error = "malformed response: " + decoded.err().message;
+        rec.error = (m_spec.stream ? "incomplete stream: " : "malformed response: ") + decoded.err().message;
       } else {
         std::string text = provider_error_text(resp.body);
         rec.error = fmt::format("HTTP {}: {}", resp.status, text);
@@ -103,6 +108,43 @@ class http_provider final : public provider {
 
  private:
   [[nodiscard]] bool cancelled() const { return m_opts.cancel && m_opts.cancel->load(); }
+
+  // One streamed reply: the raw bytes (a server may answer a stream request with plain JSON), the
+  // event parser, the assembler, and the first error an event reported.
+  struct stream_state {
+    std::string raw;
+    sse_parser parser;
+    std::unique_ptr<stream_assembler> assembler;
+    std::string error;
+  };
+
+  http_response post_stream(const http_request& req, stream_state& st) {
+    st.assembler = m_wire->make_stream_assembler();
+    body_sink sink = [&st](std::string_view piece) {
+      st.raw.append(piece);
+      for (const auto& ev : st.parser.feed(piece))
+        if (auto ok_event = st.assembler->on_event(ev); !ok_event) {
+          st.error = ok_event.err().message;
+          return false;
+        }
+      return true;
+    };
+    return m_opts.transport->post_stream(req, sink);
+  }
+
+  result<completion> decode_body(const std::string& text) const {
+    auto body = parse_json(text, "response");
+    return body ? m_wire->decode(*body) : result<completion>(body.err());
+  }
+
+  result<completion> finish_stream(stream_state& st) const {
+    for (const auto& ev : st.parser.finish())
+      if (auto ok_event = st.assembler->on_event(ev); !ok_event) return ok_event.err();
+    if (st.parser.bytes() > 0 && st.raw.find("data:") == std::string::npos) return decode_body(st.raw);  // not SSE
+    if (!st.assembler->complete())
+      return make_error(fmt::format("the stream ended before the reply was complete ({} bytes)", st.parser.bytes()));
+    return m_wire->decode(st.assembler->body());
+  }
 
   static call_result fail(failure_kind kind, long status, std::string message, std::vector<attempt_record> attempts) {
     call_result out;

@@ -57,7 +57,7 @@ std::optional<model_spec> read_model(const std::string& name, const ordered_json
   reject_unknown_keys(j,
                       {"api", "model_id", "base_url", "base_url_env", "api_key_env", "api_key_required", "request",
                        "headers", "context_window_tokens", "price_usd_per_mtok", "timeout_s", "connect_timeout_s",
-                       "retry", "send_reasoning_content", "send_seed", "description"},
+                       "retry", "send_reasoning_content", "send_seed", "stream", "stream_idle_timeout_s", "description"},
                       path, errs);
   model_spec m;
   m.name = name;
@@ -111,6 +111,8 @@ std::optional<model_spec> read_model(const std::string& name, const ordered_json
   if (j.contains("retry")) read_retry(j["retry"], json_child(path, "retry"), errs, m.retry);
   m.send_reasoning_content = get_bool(j, "send_reasoning_content", path, errs, false).value_or(false);
   m.send_seed = get_bool(j, "send_seed", path, errs, false).value_or(false);
+  m.stream = get_bool(j, "stream", path, errs, false).value_or(false);
+  if (auto v = get_nonneg(j, "stream_idle_timeout_s", path, errs, false)) m.stream_idle_timeout_s = *v;
   m.description = get_string(j, "description", path, errs, false, false).value_or("");
   if (m.api == api_kind::anthropic && !m.request.contains("max_tokens"))
     errs.add(json_child(path, "request"), "the Anthropic Messages API needs request.max_tokens");
@@ -256,6 +258,10 @@ ordered_json to_json(const model_spec& m) {
                 {"max_delay_s", m.retry.max_delay_s}, {"max_retry_after_s", m.retry.max_retry_after_s}};
   j["send_reasoning_content"] = m.send_reasoning_content;
   j["send_seed"] = m.send_seed;
+  if (m.stream) {  // written only when on, so files of non-streaming runs stay as they were
+    j["stream"] = true;
+    j["stream_idle_timeout_s"] = m.stream_idle_timeout_s;
+  }
   return j;
 }
 

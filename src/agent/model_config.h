@@ -46,6 +46,10 @@ struct model_spec {
   retry_policy retry;
   bool send_reasoning_content = false;  ///< echo earlier reasoning back to the model
   bool send_seed = false;               ///< send the trajectory seed (OpenAI-compatible "seed")
+  /// Server-sent events instead of one JSON body (OpenAI `stream: true`, Anthropic streaming, Gemini
+  /// streamGenerateContent): long reasoning calls survive proxies that cut idle or long requests.
+  bool stream = false;
+  double stream_idle_timeout_s = 600;   ///< a stream silent this long counts as a dropped connection
   std::string replay_file;              ///< for api_kind::replay
   std::string description;
 

@@ -107,9 +107,12 @@ std::vector<plan_item> expand_plan(const sweep_options& o, const task_variants& 
 ordered_json plan_json(const sweep_options& o, const std::vector<plan_item>& plan, const model_spec& m,
                        const std::string& arch) {
   ordered_json items = ordered_json::array();
-  for (const auto& p : plan)
-    items.push_back({{"index", p.index}, {"task", p.task}, {"target", p.target}, {"variant", p.variant},
-                     {"trajectory_index", p.trajectory_index}, {"seed", p.seed}, {"file", p.file}});
+  for (const auto& p : plan) {
+    ordered_json item = {{"index", p.index}, {"task", p.task}, {"target", p.target}, {"variant", p.variant},
+                         {"trajectory_index", p.trajectory_index}, {"seed", p.seed}, {"file", p.file}};
+    if (!p.source.is_null()) item["source"] = p.source;
+    items.push_back(std::move(item));
+  }
   return {{"format", "ptxbench.run-plan/1"},
           {"created", utc_timestamp()},
           {"ptxbench_version", PTXBENCH_VERSION},
@@ -182,10 +185,20 @@ result<sweep_outcome> run_sweep(const sweep_options& o, sweep_services& s) {
   auto variants = resolve_task_variants(o, s);
   if (!variants) return variants.err();
   const target_info* target = s.tasks->find_target(o.target);
+  auto plan = expand_plan(o, *variants);
+  return run_plan(o, s, plan, plan_json(o, plan, *s.model, target->arch));
+}
+
+result<sweep_outcome> run_plan(const sweep_options& o, sweep_services& s, const std::vector<plan_item>& plan,
+                               ordered_json wanted) {
+  const target_info* target = s.tasks->find_target(o.target);
+  if (!target) return make_error(fmt::format("unknown target '{}'", o.target));
+  for (const auto& item : plan)
+    if (!s.tasks->find_task(item.task) || item.target != o.target)
+      return make_error(fmt::format("plan item {}: task '{}' on target '{}' is not in the suite or not this run's target",
+                                    item.index, item.task, item.target));
   auto lock = run_lock::acquire(o.out_dir);
   if (!lock) return lock.err();
-  auto plan = expand_plan(o, *variants);
-  ordered_json wanted = plan_json(o, plan, *s.model, target->arch);
   auto plan_path = o.out_dir / "plan.json";
   std::error_code ec;
   if (std::filesystem::exists(plan_path, ec)) {
@@ -253,7 +266,12 @@ result<sweep_outcome> run_sweep(const sweep_options& o, sweep_services& s) {
       spec.eval_retries = o.eval_retries;
       spec.eval_retry_delay_s = o.eval_retry_delay_s;
       // Stop before the next model call on Ctrl-C or when another trajectory hit a failure.
-      loop_services svc{s.llm, slots->get(), s.prompts, &stop,
+      prompt_builder prompts = s.prompts;
+      if (item.prompts) {
+        auto fixed = item.prompts;
+        prompts = [fixed](const task&, const target_info&, const std::string&) -> result<prompt_pair> { return *fixed; };
+      }
+      loop_services svc{s.llm, slots->get(), prompts, &stop,
                         [&, i](const turn_report& r) { progress.turn_done(static_cast<int>(i), r); }, s.sleep};
       progress.trajectory_started(static_cast<int>(i));
       trajectory_result r = run_trajectory(spec, svc);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ struct plan_item {
   int trajectory_index = 0;
   uint64_t seed = 0;
   std::string file;  ///< relative to RUN_DIR, e.g. "trajectories/gemm__h200__minimal__t0.json"
+  /// The trajectory's own system and task messages (Fixit repairs: one wrong kernel each); null:
+  /// rendered by sweep_services::prompts from (task, target, variant).
+  std::shared_ptr<const prompt_pair> prompts;
+  ordered_json source;  ///< what the item was planned from, recorded in plan.json; null for `ptxbench run`
 };
 
 struct sweep_options {
@@ -99,5 +104,12 @@ status check_plan_compatible(const ordered_json& existing, const ordered_json& w
 /// Runs (or resumes) the sweep. Fails only for bad input (unknown task, incompatible RUN_DIR, an
 /// evaluator that cannot start); failures during the run are in the outcome.
 result<sweep_outcome> run_sweep(const sweep_options& o, sweep_services& s);
+
+/// Runs (or resumes) an explicit plan (`ptxbench fixit repair` plans one trajectory per wrong
+/// kernel) with the same lock, plan.json check, workers, evaluation slots, progress and summary as
+/// run_sweep. `plan_doc` is what plan.json must hold (plan_json plus anything the caller adds);
+/// every item's task must exist and target o.target.
+result<sweep_outcome> run_plan(const sweep_options& o, sweep_services& s, const std::vector<plan_item>& plan,
+                               ordered_json plan_doc);
 
 }  // namespace ptxbench::agent

@@ -4,6 +4,56 @@
 namespace ptxbench::agent {
 namespace {
 
+// Events: message_start (id, model, input usage), content_block_start/delta/stop (text_delta,
+// thinking_delta; signature deltas ignored), message_delta (stop_reason, output_tokens), message_stop,
+// ping, error.
+class anthropic_stream final : public stream_assembler {
+ public:
+  status on_event(const sse_event& e) override {
+    ++m_events;
+    auto j = ordered_json::parse(e.data, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return make_error("stream: an event is not JSON: " + e.data.substr(0, 120));
+    std::string type = j.value("type", e.event);
+    if (type == "error") return make_error("error in stream: " + provider_error_text(j.dump()));
+    if (type == "message_start" && j.contains("message") && j["message"].is_object()) {
+      m_message = j["message"];
+      m_message["content"] = ordered_json::array();
+    } else if (type == "content_block_start" && j.contains("content_block")) {
+      std::size_t i = j.value("index", m_message["content"].size());
+      while (m_message["content"].size() <= i) m_message["content"].push_back(ordered_json::object());
+      m_message["content"][i] = j["content_block"];
+    } else if (type == "content_block_delta" && j.contains("delta") && j["delta"].is_object()) {
+      std::size_t i = j.value("index", std::size_t{0});
+      while (m_message["content"].size() <= i) m_message["content"].push_back({{"type", "text"}, {"text", ""}});
+      auto& block = m_message["content"][i];
+      const auto& d = j["delta"];
+      std::string dt = d.value("type", "");
+      if (dt == "text_delta") block["text"] = block.value("text", "") + d.value("text", "");
+      else if (dt == "thinking_delta") block["thinking"] = block.value("thinking", "") + d.value("thinking", "");
+    } else if (type == "message_delta") {
+      if (j.contains("delta") && j["delta"].is_object() && j["delta"].contains("stop_reason"))
+        m_message["stop_reason"] = j["delta"]["stop_reason"];
+      if (j.contains("usage") && j["usage"].is_object())
+        for (const auto& [k, v] : j["usage"].items()) m_message["usage"][k] = v;
+    } else if (type == "message_stop") {
+      m_stopped = true;
+    }
+    return ok();
+  }
+  bool complete() const override { return m_stopped; }
+  ordered_json body() const override {
+    ordered_json b = m_message;
+    if (!b.contains("content")) b["content"] = ordered_json::array();
+    b["stream"] = {{"events", m_events}, {"completed_by", m_stopped ? "message_stop" : "nothing"}};
+    return b;
+  }
+
+ private:
+  ordered_json m_message = {{"type", "message"}, {"role", "assistant"}, {"content", ordered_json::array()}};
+  int m_events = 0;
+  bool m_stopped = false;
+};
+
 class anthropic_wire final : public wire_format {
  public:
   http_request encode(const model_spec& m, const completion_request& r, const std::string& api_key) const override {
@@ -27,6 +77,7 @@ class anthropic_wire final : public wire_format {
     if (!system.empty()) body["system"] = system;
     body["messages"] = std::move(msgs);
     body.update(m.request, true);
+    if (m.stream && !m.request.contains("stream")) body["stream"] = true;
     http_request req;
     req.url = m.base_url + "/v1/messages";
     req.headers.emplace_back("content-type", "application/json");
@@ -66,6 +117,8 @@ class anthropic_wire final : public wire_format {
     c.response = body;
     return c;
   }
+
+  std::unique_ptr<stream_assembler> make_stream_assembler() const override { return std::make_unique<anthropic_stream>(); }
 };
 
 }  // namespace

@@ -29,6 +29,7 @@ void finish_json_request(http_request& req, const model_spec& m, const ordered_j
   req.body = body.dump();
   req.timeout_s = m.timeout_s;
   req.connect_timeout_s = m.connect_timeout_s;
+  if (m.stream) req.idle_timeout_s = m.stream_idle_timeout_s;
 }
 
 std::string provider_error_text(const std::string& body) {

@@ -19,6 +19,7 @@ std::size_t device_tensor::bytes() const {
 }  // namespace ptxbench::gpu
 
 #ifdef PTXBENCH_HAVE_CUDNN_SDPA
+#include "baselines/cudnn_gqa.h"
 #include "baselines/cudnn_sdpa.h"
 #endif
 
@@ -32,6 +33,7 @@ result<std::unique_ptr<baseline>> make_baseline(const baseline_request& request,
 #ifdef PTXBENCH_HAVE_CUDNN_SDPA
   if (request.kind == "cudnn_sdpa_fwd") return make_cudnn_sdpa_fwd(request, sample_inputs, sample_outputs, stream);
   if (request.kind == "cudnn_sdpa_bwd") return make_cudnn_sdpa_bwd(request, sample_inputs, sample_outputs, stream);
+  if (request.kind == "cudnn_sdpa_gqa") return make_cudnn_sdpa_gqa(request, sample_inputs, sample_outputs, stream);
 #endif
   if (request.kind.empty()) return make_error("this task has no baseline yet (reference pending)");
   return make_error(fmt::format("baseline '{}' is not available in this build", request.kind));

@@ -39,7 +39,7 @@ class baseline {
 };
 
 struct baseline_request {
-  std::string kind;                      ///< "cublaslt_gemm" | "cudnn_sdpa_fwd" | "cudnn_sdpa_bwd"
+  std::string kind;                      ///< "cublaslt_gemm" | "cudnn_sdpa_fwd" | "cudnn_sdpa_bwd" | "cudnn_sdpa_gqa"
   std::map<std::string, int64_t> axes;   ///< every axis of the task, resolved
   ordered_json options;                  ///< the task's baseline_options (e.g. {"causal": true})
   int device = 0;

@@ -9,6 +9,10 @@
 #include <fmt/format.h>
 
 #include "baselines/baseline.h"
+#ifdef PTXBENCH_HAVE_CUDNN_SDPA
+#include "baselines/cudnn_gqa.h"
+#endif
+#include "suite/sequence_layout.h"
 #include "suite/task.h"
 
 using namespace ptxbench;
@@ -67,6 +71,46 @@ __attribute__((visibility("default"))) void* ptxb_baseline_create(const char* su
   }
 }
 
+/// Like ptxb_baseline_create, but the GQA tasks' independent fp32 GPU reference (gqa_reference.h, the
+/// baseline's fallback) instead of cuDNN, so a script can compare cuDNN, this reference and a third
+/// implementation on the same tensors. Only for tasks whose baseline is cudnn_sdpa_gqa; NULL and err
+/// filled otherwise.
+__attribute__((visibility("default"))) void* ptxb_reference_create(const char* suite_root, const char* task_name,
+                                                                    void** inputs, void** outputs, char* err,
+                                                                    int err_len) {
+#ifdef PTXBENCH_HAVE_CUDNN_SDPA
+  try {
+    auto s = load_suite(suite_root);
+    if (!s) return set_error(err, err_len, s.err().message), nullptr;
+    const task* t = s->find_task(task_name);
+    if (!t) return set_error(err, err_len, fmt::format("unknown task '{}'", task_name)), nullptr;
+    if (t->baseline != "cudnn_sdpa_gqa")
+      return set_error(err, err_len, fmt::format("task {}: its baseline is {}, not cudnn_sdpa_gqa; no independent "
+                                                 "reference is served for it", task_name, t->baseline)),
+             nullptr;
+    auto axes = resolve_axes(t->wl, t->def);
+    auto h = std::make_unique<handle>();
+    h->inputs = views(t->def.inputs, axes, inputs);
+    h->outputs = views(t->def.outputs, axes, outputs);
+    int device = 0;
+    cudaGetDevice(&device);
+    gpu::baseline_request req{t->baseline, axes, t->baseline_options, device, ""};
+    auto b = gpu::make_gqa_reference_baseline(req, h->inputs, h->outputs, "requested for a cross-check");
+    if (!b) return set_error(err, err_len, b.err().message), nullptr;
+    h->impl = std::move(*b);
+    h->description = h->impl->description();
+    return h.release();
+  } catch (const std::exception& e) {
+    set_error(err, err_len, e.what());
+    return nullptr;
+  }
+#else
+  (void)suite_root, (void)task_name, (void)inputs, (void)outputs;
+  set_error(err, err_len, "this build has no cuDNN baselines (libcudnn or cudnn_backend.h was not found)");
+  return nullptr;
+#endif
+}
+
 /// Enqueues one call on `stream` with new data pointers. Returns 0, or -1 with err filled.
 __attribute__((visibility("default"))) int ptxb_baseline_run(void* hp, void** inputs, void** outputs, void* stream,
                                                              char* err, int err_len) {
@@ -87,5 +131,45 @@ __attribute__((visibility("default"))) const char* ptxb_baseline_describe(void* 
 }
 
 __attribute__((visibility("default"))) void ptxb_baseline_destroy(void* hp) { delete static_cast<handle*>(hp); }
+
+/// Fills `out` (host memory, `bytes` long) with the value of one of a task's inputs that the harness
+/// does not draw at random: an index input (int32: qo_indptr, kv_indptr, kv_indices; the sequence
+/// layout of suite/sequence_layout.h, kv_indices drawn from `seed`) or a scalar (its workload value as
+/// a float32). Returns 0, or -1 with err filled (unknown task or input, a random input, a size
+/// mismatch).
+__attribute__((visibility("default"))) int ptxb_task_input(const char* suite_root, const char* task_name,
+                                                           const char* input_name, uint64_t seed, void* out,
+                                                           int64_t bytes, char* err, int err_len) {
+  try {
+    auto s = load_suite(suite_root);
+    if (!s) return set_error(err, err_len, s.err().message), -1;
+    const task* t = s->find_task(task_name);
+    if (!t) return set_error(err, err_len, fmt::format("unknown task '{}'", task_name)), -1;
+    const tensor_spec* spec = t->def.find_input(input_name);
+    if (!spec) return set_error(err, err_len, fmt::format("task {} has no input '{}'", task_name, input_name)), -1;
+    const input_spec source = t->wl.input(input_name);
+    if (source.kind == input_kind::scalar) {
+      if (spec->type != dtype::float32 || bytes != 4)
+        return set_error(err, err_len, fmt::format("input {}: only float32 scalars (4 bytes) are served", input_name)), -1;
+      const float value = source.scalar_value.get<float>();
+      std::memcpy(out, &value, sizeof value);
+      return 0;
+    }
+    if (source.kind != input_kind::derived || !is_index_generator(source.generator))
+      return set_error(err, err_len, fmt::format("input {} is not an index or scalar input", input_name)), -1;
+    auto layout = sequence_layout_for(t->def, t->wl);
+    if (!layout || !*layout) return set_error(err, err_len, layout ? "no index layout" : layout.err().message), -1;
+    auto values = index_input_values(**layout, source.generator, seed);
+    if (!values) return set_error(err, err_len, values.err().message), -1;
+    if (static_cast<int64_t>(values->size() * sizeof(int32_t)) != bytes)
+      return set_error(err, err_len, fmt::format("input {}: {} int32 values, buffer of {} bytes", input_name,
+                                                 values->size(), bytes)), -1;
+    std::memcpy(out, values->data(), static_cast<std::size_t>(bytes));
+    return 0;
+  } catch (const std::exception& e) {
+    set_error(err, err_len, e.what());
+    return -1;
+  }
+}
 
 }  // extern "C"

@@ -11,7 +11,7 @@ std::vector<int64_t> packed_strides(const std::vector<int64_t>& dims) {
 }
 
 tensor_ref graph_builder::add(int64_t uid, std::vector<int64_t> dims, std::vector<int64_t> strides,
-                              cudnnDataType_t type, bool is_virtual, bool by_value) {
+                              cudnnDataType_t type, bool is_virtual, bool by_value, const descriptor* ragged_offset) {
   descriptor t = descriptor::create(CUDNN_BACKEND_TENSOR_DESCRIPTOR, "TENSOR_DESCRIPTOR");
   t.set_data_type(CUDNN_ATTR_TENSOR_DATA_TYPE, type, "TENSOR_DATA_TYPE");
   t.set_int64s(CUDNN_ATTR_TENSOR_DIMENSIONS, dims, "TENSOR_DIMENSIONS");
@@ -21,6 +21,7 @@ tensor_ref graph_builder::add(int64_t uid, std::vector<int64_t> dims, std::vecto
   t.set_int64(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, 16, "TENSOR_BYTE_ALIGNMENT");
   if (is_virtual) t.set_bool(CUDNN_ATTR_TENSOR_IS_VIRTUAL, true, "TENSOR_IS_VIRTUAL");
   if (by_value) t.set_bool(CUDNN_ATTR_TENSOR_IS_BY_VALUE, true, "TENSOR_IS_BY_VALUE");
+  if (ragged_offset != nullptr) t.set_desc(CUDNN_ATTR_TENSOR_RAGGED_OFFSET_DESC, *ragged_offset, "TENSOR_RAGGED_OFFSET_DESC");
   t.finalize("tensor");
   m_tensors.push_back(tensor_entry{std::move(t), std::move(dims), std::move(strides)});
   return tensor_ref{static_cast<int>(m_tensors.size()) - 1};
@@ -29,6 +30,11 @@ tensor_ref graph_builder::add(int64_t uid, std::vector<int64_t> dims, std::vecto
 tensor_ref graph_builder::tensor(int64_t uid, std::vector<int64_t> dims, std::vector<int64_t> strides,
                                  cudnnDataType_t type) {
   return add(uid, std::move(dims), std::move(strides), type, false, false);
+}
+
+tensor_ref graph_builder::ragged_tensor(int64_t uid, std::vector<int64_t> dims, std::vector<int64_t> strides,
+                                        cudnnDataType_t type, tensor_ref ragged_offset) {
+  return add(uid, std::move(dims), std::move(strides), type, false, false, &desc(ragged_offset));
 }
 
 tensor_ref graph_builder::virtual_tensor(std::vector<int64_t> dims, std::vector<int64_t> strides,
@@ -62,7 +68,7 @@ void graph_builder::pointwise(cudnnPointwiseMode_t mode, tensor_ref x, tensor_re
   m_ops.push_back(std::move(op));
 }
 
-void graph_builder::matmul(tensor_ref a, tensor_ref b, tensor_ref c) {
+void graph_builder::matmul(tensor_ref a, tensor_ref b, tensor_ref c, const gemm_overrides& overrides) {
   descriptor mm = descriptor::create(CUDNN_BACKEND_MATMUL_DESCRIPTOR, "MATMUL_DESCRIPTOR");
   mm.set_data_type(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_DATA_FLOAT, "MATMUL_COMP_TYPE");
   mm.finalize("matmul descriptor");
@@ -72,9 +78,27 @@ void graph_builder::matmul(tensor_ref a, tensor_ref b, tensor_ref c) {
   op.set_desc(CUDNN_ATTR_OPERATION_MATMUL_BDESC, desc(b), "OPERATION_MATMUL_BDESC");
   op.set_desc(CUDNN_ATTR_OPERATION_MATMUL_CDESC, desc(c), "OPERATION_MATMUL_CDESC");
   op.set_desc(CUDNN_ATTR_OPERATION_MATMUL_DESC, mm, "OPERATION_MATMUL_DESC");
+  if (overrides.m) op.set_desc(CUDNN_ATTR_OPERATION_MATMUL_GEMM_M_OVERRIDE_DESC, desc(*overrides.m), "MATMUL_GEMM_M_OVERRIDE_DESC");
+  if (overrides.n) op.set_desc(CUDNN_ATTR_OPERATION_MATMUL_GEMM_N_OVERRIDE_DESC, desc(*overrides.n), "MATMUL_GEMM_N_OVERRIDE_DESC");
+  if (overrides.k) op.set_desc(CUDNN_ATTR_OPERATION_MATMUL_GEMM_K_OVERRIDE_DESC, desc(*overrides.k), "MATMUL_GEMM_K_OVERRIDE_DESC");
   op.finalize("matmul operation");
   m_helpers.push_back(std::move(mm));
   m_ops.push_back(std::move(op));
+}
+
+void graph_builder::paged_cache_load(tensor_ref container, tensor_ref page_table, tensor_ref seq_len, tensor_ref y) {
+#if CUDNN_VERSION >= 90500
+  descriptor op = descriptor::create(CUDNN_BACKEND_OPERATION_PAGED_CACHE_LOAD_DESCRIPTOR, "OPERATION_PAGED_CACHE_LOAD");
+  op.set_desc(CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_CONTAINER_DESC, desc(container), "PAGED_CACHE_LOAD_CONTAINER_DESC");
+  op.set_desc(CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_PAGE_TABLE_DESC, desc(page_table), "PAGED_CACHE_LOAD_PAGE_TABLE_DESC");
+  op.set_desc(CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_SEQUENCE_DESC, desc(seq_len), "PAGED_CACHE_LOAD_SEQUENCE_DESC");
+  op.set_desc(CUDNN_ATTR_OPERATION_PAGED_CACHE_LOAD_YDESC, desc(y), "PAGED_CACHE_LOAD_YDESC");
+  op.finalize("paged cache load operation");
+  m_ops.push_back(std::move(op));
+#else
+  (void)container, (void)page_table, (void)seq_len, (void)y;
+  throw cudnn_error(CUDNN_STATUS_NOT_SUPPORTED, "the paged cache load operation needs cuDNN >= 9.5 headers at build time");
+#endif
 }
 
 void graph_builder::reduction(cudnnReduceTensorOp_t reduce_op, tensor_ref x, tensor_ref y) {

@@ -26,6 +26,10 @@ class graph_builder {
   tensor_ref tensor(int64_t uid, std::vector<int64_t> dims, std::vector<int64_t> strides, cudnnDataType_t type);
   /// A virtual tensor (never materialised): the engine fuses through it.
   tensor_ref virtual_tensor(std::vector<int64_t> dims, std::vector<int64_t> strides, cudnnDataType_t type);
+  /// A real tensor whose batch entries start at the element offsets in `ragged_offset` (a real
+  /// [b+1,1,1,1] integer tensor): the packed ("THD") layout of variable-length sequences.
+  tensor_ref ragged_tensor(int64_t uid, std::vector<int64_t> dims, std::vector<int64_t> strides, cudnnDataType_t type,
+                           tensor_ref ragged_offset);
   /// A by-value fp32 scalar {1,1,1,1}: its host address goes into the variant pack under `uid`.
   tensor_ref scalar_f32(int64_t uid);
 
@@ -33,8 +37,17 @@ class graph_builder {
   void pointwise(cudnnPointwiseMode_t mode, tensor_ref x, tensor_ref y, cudnnDataType_t math_precision,
                  std::optional<tensor_ref> b = std::nullopt, std::optional<tensor_ref> t = std::nullopt,
                  std::optional<int64_t> axis = std::nullopt);
+  /// Per-batch GEMM extents read from [b,1,1,1] int32 tensors (variable sequence lengths): rows of
+  /// a (m), columns of b (n), the reduced dimension (k). Unset ones use the tensor dims.
+  struct gemm_overrides {
+    std::optional<tensor_ref> m, n, k;
+  };
   /// c = a @ b over the two innermost dims, batched over the outer ones; fp32 compute.
-  void matmul(tensor_ref a, tensor_ref b, tensor_ref c);
+  void matmul(tensor_ref a, tensor_ref b, tensor_ref c, const gemm_overrides& overrides = {});
+  /// y = the rows of a paged cache `container` ([pages, h, page_size, d]) that `page_table`
+  /// ([b,1,pages_per_sequence,1] int32, optionally packed with a ragged offset) lists for each batch
+  /// entry, up to `seq_len` ([b,1,1,1] int32) rows; y is virtual, [b,h,s,d] or its transpose.
+  void paged_cache_load(tensor_ref container, tensor_ref page_table, tensor_ref seq_len, tensor_ref y);
   /// y = reduce(x) over the dims where y has extent 1; fp32 compute.
   void reduction(cudnnReduceTensorOp_t op, tensor_ref x, tensor_ref y);
   /// y = x viewed with y's dims and strides (how cuDNN expresses a transpose inside a graph).
@@ -58,7 +71,7 @@ class graph_builder {
     std::vector<int64_t> strides;
   };
   tensor_ref add(int64_t uid, std::vector<int64_t> dims, std::vector<int64_t> strides, cudnnDataType_t type,
-                 bool is_virtual, bool by_value);
+                 bool is_virtual, bool by_value, const descriptor* ragged_offset = nullptr);
 
   std::vector<tensor_entry> m_tensors;
   std::vector<descriptor> m_ops;

@@ -49,24 +49,8 @@ tensor_ref causal_mask(graph_builder& g, tensor_ref x, const shapes& s, sdpa_gra
   return y;
 }
 
-// Softmax over the key axis, emitting the natural-log row log-sum-exp into `stats`:
-// m = max(x), e = exp(x - m), l = sum(e), stats = m + log(l), probabilities = e / l (bf16 for bmm2).
-tensor_ref softmax_with_stats(graph_builder& g, tensor_ref x, tensor_ref stats, const shapes& s) {
-  tensor_ref row_max = g.virtual_tensor(s.stats, s.stats_strides, CUDNN_DATA_FLOAT);
-  g.reduction(CUDNN_REDUCE_TENSOR_MAX, x, row_max);
-  tensor_ref centered = g.virtual_tensor(s.scores, s.scores_strides, CUDNN_DATA_FLOAT);
-  g.pointwise(CUDNN_POINTWISE_SUB, x, centered, CUDNN_DATA_FLOAT, row_max);
-  tensor_ref exps = g.virtual_tensor(s.scores, s.scores_strides, CUDNN_DATA_FLOAT);
-  g.pointwise(CUDNN_POINTWISE_EXP, centered, exps, CUDNN_DATA_FLOAT);
-  tensor_ref row_sum = g.virtual_tensor(s.stats, s.stats_strides, CUDNN_DATA_FLOAT);
-  g.reduction(CUDNN_REDUCE_TENSOR_ADD, exps, row_sum);
-  tensor_ref log_sum = g.virtual_tensor(s.stats, s.stats_strides, CUDNN_DATA_FLOAT);
-  g.pointwise(CUDNN_POINTWISE_LOG, row_sum, log_sum, CUDNN_DATA_FLOAT);
-  g.pointwise(CUDNN_POINTWISE_ADD, row_max, stats, CUDNN_DATA_FLOAT, log_sum);
-  // bf16: the second matmul takes its A operand in the I/O type (as the frontend declares it).
-  tensor_ref probs = g.virtual_tensor(s.scores, s.scores_strides, CUDNN_DATA_BFLOAT16);
-  g.pointwise(CUDNN_POINTWISE_DIV, exps, probs, CUDNN_DATA_FLOAT, row_sum);
-  return probs;
+tensor_ref softmax_with_stats(graph_builder& g, tensor_ref x, tensor_ref stats, const shapes&) {
+  return softmax_with_lse(g, x, stats);
 }
 
 void build_composite_fwd(graph_builder& g, const sdpa_problem& p, sdpa_graph& out, version runtime) {
@@ -232,6 +216,28 @@ void build_unified_bwd(graph_builder& g, const sdpa_problem& p, sdpa_graph& out,
 }
 
 }  // namespace
+
+// Softmax over the key axis, emitting the natural-log row log-sum-exp into `stats`:
+// m = max(x), e = exp(x - m), l = sum(e), stats = m + log(l), probabilities = e / l (bf16 for bmm2).
+tensor_ref softmax_with_lse(graph_builder& g, tensor_ref x, tensor_ref stats) {
+  const std::vector<int64_t> scores = g.dims(x), scores_strides = g.strides(x);
+  const std::vector<int64_t> rows = g.dims(stats), rows_strides = packed_strides(rows);
+  tensor_ref row_max = g.virtual_tensor(rows, rows_strides, CUDNN_DATA_FLOAT);
+  g.reduction(CUDNN_REDUCE_TENSOR_MAX, x, row_max);
+  tensor_ref centered = g.virtual_tensor(scores, scores_strides, CUDNN_DATA_FLOAT);
+  g.pointwise(CUDNN_POINTWISE_SUB, x, centered, CUDNN_DATA_FLOAT, row_max);
+  tensor_ref exps = g.virtual_tensor(scores, scores_strides, CUDNN_DATA_FLOAT);
+  g.pointwise(CUDNN_POINTWISE_EXP, centered, exps, CUDNN_DATA_FLOAT);
+  tensor_ref row_sum = g.virtual_tensor(rows, rows_strides, CUDNN_DATA_FLOAT);
+  g.reduction(CUDNN_REDUCE_TENSOR_ADD, exps, row_sum);
+  tensor_ref log_sum = g.virtual_tensor(rows, rows_strides, CUDNN_DATA_FLOAT);
+  g.pointwise(CUDNN_POINTWISE_LOG, row_sum, log_sum, CUDNN_DATA_FLOAT);
+  g.pointwise(CUDNN_POINTWISE_ADD, row_max, stats, CUDNN_DATA_FLOAT, log_sum);
+  // bf16: the second matmul takes its A operand in the I/O type (as the frontend declares it).
+  tensor_ref probs = g.virtual_tensor(scores, scores_strides, CUDNN_DATA_BFLOAT16);
+  g.pointwise(CUDNN_POINTWISE_DIV, exps, probs, CUDNN_DATA_FLOAT, row_sum);
+  return probs;
+}
 
 const char* graph_kind_name(sdpa_graph_kind kind) {
   switch (kind) {

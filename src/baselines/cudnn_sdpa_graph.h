@@ -59,6 +59,11 @@ struct sdpa_graph {
   std::vector<std::pair<int64_t, float>> by_value;    ///< by-value scalars; their addresses go in the variant pack
 };
 
+/// Softmax over the last axis of the [.., s_q, s_kv] scores `x` as cuDNN's fused attention engines
+/// match it, writing the natural-log row log-sum-exp into the real [.., s_q, 1] tensor `stats`
+/// (whose dims give the virtual row tensors; packed strides); returns the bf16 probabilities.
+tensor_ref softmax_with_lse(graph_builder& g, tensor_ref x, tensor_ref stats);
+
 /// Builds and finalizes one graph variant; throws cudnn_error when cuDNN rejects a tensor, an op or
 /// the graph (the message names which), or when the variant needs a newer cuDNN than `runtime` or
 /// than these headers.

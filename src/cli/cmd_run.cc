@@ -3,29 +3,18 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <csignal>
 #include <cstdlib>
-#include <sstream>
 
 #include <fmt/format.h>
 
-#include "agent/fake_evaluator.h"
 #include "agent/model_config.h"
 #include "agent/provider_factory.h"
 #include "agent/sweep.h"
+#include "cli/agent_setup.h"
 #include "cli/commands.h"
-#include "eval/pipeline.h"
-#include "prompts/prompt_renderer.h"
-#include "prompts/variant_manifest.h"
 
 namespace ptxbench::cli {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void on_signal(int) {
-  if (g_interrupted.exchange(true)) std::_Exit(130);  // a second Ctrl-C does not wait
-}
 
 struct run_args {
   std::string model, models_file, base_url, out, target = "h200", history = "full", evaluator = "pipeline",
@@ -35,79 +24,8 @@ struct run_args {
   double target_speedup = 1.2;
   int64_t context_budget = 0;
   uint64_t seed = 0;
-  bool cpu_only = false, dry_run = false, quiet = false;
+  bool cpu_only = false, dry_run = false, quiet = false, stream = false;
 };
-
-std::vector<std::string> split_list(const std::vector<std::string>& items) {
-  std::vector<std::string> out;
-  for (const auto& item : items) {
-    std::stringstream ss(item);
-    std::string part;
-    while (std::getline(ss, part, ','))
-      if (!part.empty()) out.push_back(part);
-  }
-  return out;
-}
-
-std::optional<std::string> env_value(const std::string& name) {
-  const char* v = std::getenv(name.c_str());
-  return v && *v ? std::optional<std::string>(v) : std::nullopt;
-}
-
-// Which evaluator runs the turns: the pipeline (slot i evaluates on GPU i), or the test-only fake.
-result<agent::evaluator_factory> evaluator_factory_for(const run_args& a, const context& ctx) {
-  if (a.evaluator == "fake") {
-    int delay = a.fake_delay_ms;
-    return agent::evaluator_factory([delay](int) -> result<std::unique_ptr<evaluator>> {
-      return agent::make_fake_evaluator(delay);
-    });
-  }
-  if (a.evaluator == "pipeline") {
-    eval::pipeline_config base;
-    base.root = ctx.root;
-    base.cache_dir = ctx.cache_dir;
-    base.cuda_root = ctx.cuda_root;
-    return agent::evaluator_factory([base](int slot) -> result<std::unique_ptr<evaluator>> {
-      eval::pipeline_config config = base;
-      config.gpu.device = slot;
-      return eval::make_pipeline_evaluator(config);
-    });
-  }
-  return make_error(fmt::format("--evaluator {}: expected 'pipeline' (or 'fake', for tests)", a.evaluator));
-}
-
-// Prompts from the knowledge packs (packs/variants.json through the prompt renderer); the variant
-// "builtin-minimal" is the pack-free built-in prompt, a control arm.
-result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(const context& ctx, const suite* tasks,
-                                                                              const std::string& language) {
-  auto manifest = prompts::load_variant_manifest(ctx.packs_dir());
-  if (!manifest) return manifest.err();
-  auto shared = std::make_shared<prompts::variant_manifest>(std::move(*manifest));
-  std::filesystem::path packs_dir = ctx.packs_dir();
-  agent::prompt_builder build = [tasks, packs_dir, language](const task& t, const target_info& target,
-                                                             const std::string& variant) -> result<agent::prompt_pair> {
-    if (variant == agent::k_builtin_variant) {
-      if (language != "cuda") return make_error("the built-in minimal prompt is for CUDA candidates only");
-      return agent::builtin_prompt(t, target, variant);
-    }
-    auto r = prompts::render_prompt(*tasks, t, variant, target, packs_dir, language);
-    if (!r) return r.err();
-    return agent::prompt_pair{r->system, r->user};
-  };
-  agent::variant_resolver resolve = [shared, language](const task& t, const target_info& target,
-                                                       const std::string& spec) -> result<std::string> {
-    if (spec == agent::k_builtin_variant) return spec;
-    const auto* pack = shared->pack_for(target.pack, language);
-    if (!pack)
-      return make_error(language == "cuda"
-                            ? fmt::format("packs/variants.json has no pack '{}' for target {}", target.pack, target.name)
-                            : fmt::format("packs/variants.json has no {} pack", language));
-    auto v = prompts::find_variant(*pack, t.problem, spec);
-    if (!v) return v.err();
-    return v->name;
-  };
-  return std::make_pair(build, resolve);
-}
 
 // The command that resumes this run, recorded in plan.json.
 std::vector<std::string> canonical_argv(const run_args& a) {
@@ -128,23 +46,17 @@ std::vector<std::string> canonical_argv(const run_args& a) {
   if (!a.base_url.empty()) argv.insert(argv.end(), {"--base-url", a.base_url});
   if (!a.models_file.empty()) argv.insert(argv.end(), {"--models-file", a.models_file});
   if (a.evaluator != "pipeline") argv.insert(argv.end(), {"--evaluator", a.evaluator});
+  if (a.stream) argv.push_back("--stream");
   return argv;
 }
 
 exit_status run_command(const run_args& a, const context& ctx, const std::vector<std::string>& argv) {
   auto tasks = load_suite(ctx.suite_dir());
   if (!tasks) return report_error(tasks.err().message, exit_status::usage);
-  agent::model_catalog catalog;
-  auto models_path = a.models_file.empty() ? ctx.root / "configs" / "models.json" : std::filesystem::path(a.models_file);
-  if (std::filesystem::exists(models_path) || !a.models_file.empty()) {
-    auto loaded = agent::load_model_catalog(models_path);
-    if (!loaded) return report_error(loaded.err().message, exit_status::usage);
-    catalog = std::move(*loaded);
-  }
-  auto model = agent::resolve_model(a.model, catalog, a.base_url);
-  if (!model) return report_error(model.err().message, exit_status::usage);
-  auto key = agent::resolve_environment(*model, env_value, !a.base_url.empty());
-  if (!key) return report_error(key.err().message, exit_status::usage);
+  auto resolved = resolve_model_choice({a.model, a.models_file, a.base_url, a.stream}, ctx);
+  if (!resolved) return report_error(resolved.err().message, exit_status::usage);
+  auto* model = &resolved->spec;
+  auto* key = &resolved->key;
   auto policy = agent::parse_history_policy(a.history);
   if (!policy) return report_error(fmt::format("--history {}: expected full, latest-pair or budget", a.history), exit_status::usage);
   if (*policy == agent::history_policy::budget && a.context_budget <= 0 && !model->context_window_tokens)
@@ -211,25 +123,19 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
     return exit_status::ok;
   }
   // Fail now rather than with an infrastructure error on every trajectory's first evaluation.
-  const target_info* target = tasks->find_target(o.target);
-  if (a.evaluator == "pipeline" && o.run_on_gpu && target && target->verification == "runtime" &&
-      !std::filesystem::exists("/dev/nvidia0"))
-    return report_error(fmt::format("no NVIDIA GPU here (/dev/nvidia0 is missing) to evaluate {} kernels on; pass "
-                                    "--cpu-only to evaluate only the CPU stages (gates, build, static SASS)",
-                                    o.target),
-                        exit_status::usage);
-  auto factory = evaluator_factory_for(a, ctx);
+  if (auto gpu = check_gpu_for(a.evaluator, o.run_on_gpu, tasks->find_target(o.target)); !gpu)
+    return report_error(gpu.err().message, exit_status::usage);
+  auto factory = evaluator_factory_for(a.evaluator, a.fake_delay_ms, ctx);
   if (!factory) return report_error(factory.err().message, exit_status::usage);
 
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  const std::atomic<bool>* interrupted = install_interrupt_handler();
   agent::provider_options popts;
-  popts.cancel = &g_interrupted;
+  popts.cancel = interrupted;
   auto llm = agent::make_provider(*model, *key, popts);
   if (!llm) return report_error(llm.err().message, exit_status::usage);
   s.llm = llm->get();
   s.make_evaluator = *factory;
-  s.interrupt = &g_interrupted;
+  s.interrupt = interrupted;
   auto out = agent::run_sweep(o, s);
   if (!out) return report_error(out.err().message, exit_status::usage);
   const auto& t = out->summary["totals"];
@@ -277,6 +183,7 @@ void add_run_command(CLI::App& app, context& ctx) {
   cmd->add_option("--eval-retries", args->eval_retries, "extra attempts after an infrastructure failure")->capture_default_str();
   cmd->add_option("--models-file", args->models_file, "models file (default: <root>/configs/models.json)");
   cmd->add_option("--base-url", args->base_url, "override the model's API base URL (vLLM, SGLang, llama.cpp servers)");
+  cmd->add_flag("--stream", args->stream, "stream replies (server-sent events), as the models file's \"stream\": true");
   cmd->add_option("--seed", args->seed, "base seed; each trajectory's seed derives from it")->capture_default_str();
   cmd->add_flag("--dry-run", args->dry_run, "print the plan and exit");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");

@@ -14,6 +14,10 @@ const std::vector<command>& all_commands() {
       {"metrics", "turn/trajectory correctness rates, best speedups and Fast_p from trajectories or upstream data",
        add_metrics_command},
       {"report", "one self-contained HTML report (tables, Fast_p and speedup curves, turn strips)", add_report_command},
+      {"fixit", "Fixit repair data: mine failed turns, repair them with a teacher, pair, write rationales",
+       add_fixit_command},
+      {"kernelgen", "KernelGen data: a teacher's correct kernels with a second teacher's rationale", add_kernelgen_command},
+      {"sft", "SFT rows for train/ (Fixit or KernelGen), and the paper's dataset recipes s0-s6", add_sft_command},
   };
   return table;
 }

@@ -30,5 +30,10 @@ void add_prompt_command(CLI::App& app, context& ctx);
 void add_run_command(CLI::App& app, context& ctx);
 void add_metrics_command(CLI::App& app, context& ctx);
 void add_report_command(CLI::App& app, context& ctx);
+void add_fixit_command(CLI::App& app, context& ctx);
+void add_kernelgen_command(CLI::App& app, context& ctx);
+void add_sft_command(CLI::App& app, context& ctx);
+/// `reason` under `fixit` or `kernelgen` (cmd_reason.cc).
+void add_reason_subcommand(CLI::App& parent, context& ctx, const std::string& command, const std::string& source_help);
 
 }  // namespace ptxbench::cli

@@ -1,23 +1,12 @@
 #include "prompts/bpe_tokenizer.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
-#include <climits>
-#include <unordered_map>
+#include "prompts/bpe_tokenizer_impl.h"
 
 #include "core/file_io.h"
 #include "core/json_check.h"
 
 namespace ptxbench::prompts {
 namespace {
-
-struct string_hash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
-using rank_map = std::unordered_map<std::string, int, string_hash, std::equal_to<>>;
 
 /// Decodes standard base64 (with '=' padding); nullopt on a bad character.
 std::optional<std::string> base64_decode(std::string_view in) {
@@ -85,43 +74,97 @@ result<rank_map> parse_ranks(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-struct bpe_tokenizer::impl {
-  rank_map ranks;
-  pcre2_code* pattern = nullptr;
-  ~impl() {
-    if (pattern) pcre2_code_free(pattern);
-  }
-
-  int rank_of(std::string_view bytes) const {
-    auto it = ranks.find(bytes);
-    return it == ranks.end() ? INT_MAX : it->second;
-  }
-
-  /// tiktoken's merge rule: repeatedly join the adjacent pair whose concatenation has the lowest
-  /// rank (leftmost on ties) until no joined pair is in the vocabulary.
-  void encode_piece(std::string_view piece, std::vector<int>& out) const {
+/// tiktoken's merge rule: repeatedly join the adjacent pair whose concatenation has the lowest rank
+/// (leftmost on ties) until no joined pair is in the vocabulary. Hugging Face's BPE joins the
+/// adjacent pair that comes first in its merges list (leftmost on ties), then maps each part to its
+/// id; byte-level vocabularies trained either way agree on most text, not all, so each loader keeps
+/// its own rule.
+void bpe_tokenizer::impl::encode_piece(std::string_view piece, std::vector<int>& out) const {
+  if (!merge_list || ignore_merges) {
     if (int r = rank_of(piece); r != INT_MAX) {
       out.push_back(r);
       return;
     }
-    std::vector<std::size_t> cut(piece.size() + 1);
-    for (std::size_t i = 0; i <= piece.size(); ++i) cut[i] = i;
-    while (cut.size() > 2) {
-      int best = INT_MAX;
-      std::size_t best_i = 0;
-      for (std::size_t i = 0; i + 2 < cut.size(); ++i) {
-        const int r = rank_of(piece.substr(cut[i], cut[i + 2] - cut[i]));
-        if (r < best) {
-          best = r;
-          best_i = i;
-        }
-      }
-      if (best == INT_MAX) break;
-      cut.erase(cut.begin() + static_cast<std::ptrdiff_t>(best_i) + 1);
-    }
-    for (std::size_t i = 0; i + 1 < cut.size(); ++i) out.push_back(rank_of(piece.substr(cut[i], cut[i + 1] - cut[i])));
   }
-};
+  std::vector<std::size_t> cut(piece.size() + 1);
+  for (std::size_t i = 0; i <= piece.size(); ++i) cut[i] = i;
+  while (cut.size() > 2) {
+    int best = INT_MAX;
+    std::size_t best_i = 0;
+    for (std::size_t i = 0; i + 2 < cut.size(); ++i) {
+      const int r = merge_list ? merge_rank(piece.substr(cut[i], cut[i + 1] - cut[i]),
+                                            piece.substr(cut[i + 1], cut[i + 2] - cut[i + 1]))
+                               : rank_of(piece.substr(cut[i], cut[i + 2] - cut[i]));
+      if (r < best) {
+        best = r;
+        best_i = i;
+      }
+    }
+    if (best == INT_MAX) break;
+    cut.erase(cut.begin() + static_cast<std::ptrdiff_t>(best_i) + 1);
+  }
+  for (std::size_t i = 0; i + 1 < cut.size(); ++i) {
+    std::string_view part = piece.substr(cut[i], cut[i + 1] - cut[i]);
+    int r = rank_of(part);
+    if (r == INT_MAX) {  // a merge result missing from the vocabulary: fall back to its bytes (loaders check bytes)
+      for (char c : part) out.push_back(rank_of(std::string_view(&c, 1)));
+      continue;
+    }
+    out.push_back(r);
+  }
+}
+
+result<bool> bpe_tokenizer::impl::encode_ordinary(std::string_view text, std::vector<int>& out) const {
+  std::string prefixed;
+  if (add_prefix_space && !text.empty() && text.front() != ' ') {
+    prefixed = " " + std::string(text);
+    text = prefixed;
+  }
+  pcre2_match_data* md = pcre2_match_data_create_from_pattern(pattern, nullptr);
+  PCRE2_SIZE start = 0;
+  uint32_t options = 0;  // the UTF check runs once, on the first match
+  while (start < text.size()) {
+    const int rc = pcre2_match(pattern, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), start, options, md,
+                               nullptr);
+    if (rc == PCRE2_ERROR_NOMATCH) {
+      encode_piece(text.substr(start), out);  // the gap after the last match (Split "Isolated" keeps gaps)
+      break;
+    }
+    if (rc < 0) {
+      pcre2_match_data_free(md);
+      return make_error("text to tokenize is not valid UTF-8 (PCRE2 error " + std::to_string(rc) + ")");
+    }
+    options = PCRE2_NO_UTF_CHECK;
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+    if (ov[0] > start) encode_piece(text.substr(start, ov[0] - start), out);  // a gap between matches
+    if (ov[1] == ov[0]) {  // empty match: step over one UTF-8 character
+      std::size_t next = ov[0] + 1;
+      while (next < text.size() && (static_cast<unsigned char>(text[next]) & 0xC0) == 0x80) ++next;
+      if (next > ov[0]) encode_piece(text.substr(ov[0], next - ov[0]), out);
+      start = next;
+      continue;
+    }
+    encode_piece(text.substr(ov[0], ov[1] - ov[0]), out);
+    start = ov[1];
+  }
+  pcre2_match_data_free(md);
+  return true;
+}
+
+result<pcre2_code*> compile_pattern(const std::string& pat, const std::string& what) {
+  int code = 0;
+  PCRE2_SIZE offset = 0;
+  pcre2_code* re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pat.data()), pat.size(), PCRE2_UTF | PCRE2_UCP, &code,
+                                 &offset, nullptr);
+  if (!re) {
+    PCRE2_UCHAR msg[256];
+    pcre2_get_error_message(code, msg, sizeof(msg));
+    return make_error(what + ": the pre-tokenizer regex does not compile at offset " + std::to_string(offset) + ": " +
+                      reinterpret_cast<const char*>(msg));
+  }
+  pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);  // optional speed-up; matching works without it
+  return re;
+}
 
 bpe_tokenizer::bpe_tokenizer(std::unique_ptr<impl> p) : m_impl(std::move(p)) {}
 bpe_tokenizer::bpe_tokenizer(bpe_tokenizer&&) noexcept = default;
@@ -145,45 +188,36 @@ result<bpe_tokenizer> bpe_tokenizer::load(const std::filesystem::path& ranks_jso
   for (int b = 0; b < 256; ++b)
     if (p->rank_of(std::string(1, static_cast<char>(b))) == INT_MAX)
       return make_error(what + ": byte " + std::to_string(b) + " has no rank, so some text could not be encoded");
-  int code = 0;
-  PCRE2_SIZE offset = 0;
-  p->pattern = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pat->data()), pat->size(), PCRE2_UTF | PCRE2_UCP, &code,
-                             &offset, nullptr);
-  if (!p->pattern) {
-    PCRE2_UCHAR msg[256];
-    pcre2_get_error_message(code, msg, sizeof(msg));
-    return make_error(what + ": pat_str does not compile at offset " + std::to_string(offset) + ": " +
-                      reinterpret_cast<const char*>(msg));
-  }
-  pcre2_jit_compile(p->pattern, PCRE2_JIT_COMPLETE);  // optional speed-up; matching works without it
+  auto re = compile_pattern(*pat, what);
+  if (!re) return re.err();
+  p->pattern = *re;
+  p->description = "cl100k_base BPE (tiktoken ranks: " + what + ")";
   return bpe_tokenizer(std::move(p));
 }
 
 result<std::vector<int>> bpe_tokenizer::encode(std::string_view text) const {
   std::vector<int> out;
-  pcre2_match_data* md = pcre2_match_data_create_from_pattern(m_impl->pattern, nullptr);
-  PCRE2_SIZE start = 0;
-  uint32_t options = 0;  // the UTF check runs once, on the first match
-  while (start < text.size()) {
-    const int rc = pcre2_match(m_impl->pattern, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), start, options,
-                               md, nullptr);
-    if (rc == PCRE2_ERROR_NOMATCH) break;  // cannot happen with cl100k's pattern (\s+ and \S catch-alls)
-    if (rc < 0) {
-      pcre2_match_data_free(md);
-      return make_error("text to tokenize is not valid UTF-8 (PCRE2 error " + std::to_string(rc) + ")");
+  std::size_t start = 0;
+  const auto& added = m_impl->added;
+  if (!added.empty()) {
+    // Added tokens (special and not) are matched as themselves before the text is split, longest
+    // first at each position, as Hugging Face tokenizers do; the text between them is encoded normally.
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const auto& candidates = m_impl->added_by_first_byte[static_cast<unsigned char>(text[i])];
+      for (std::size_t k : candidates) {
+        const std::string& tok = added[k].first;
+        if (text.compare(i, tok.size(), tok) != 0) continue;
+        if (i > start)
+          if (auto r = m_impl->encode_ordinary(text.substr(start, i - start), out); !r) return r.err();
+        out.push_back(added[k].second);
+        start = i + tok.size();
+        i = start - 1;
+        break;
+      }
     }
-    options = PCRE2_NO_UTF_CHECK;
-    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
-    if (ov[1] == ov[0]) {  // empty match: step over one UTF-8 character
-      std::size_t next = ov[0] + 1;
-      while (next < text.size() && (static_cast<unsigned char>(text[next]) & 0xC0) == 0x80) ++next;
-      start = next;
-      continue;
-    }
-    m_impl->encode_piece(text.substr(ov[0], ov[1] - ov[0]), out);
-    start = ov[1];
   }
-  pcre2_match_data_free(md);
+  if (start < text.size())
+    if (auto r = m_impl->encode_ordinary(text.substr(start), out); !r) return r.err();
   return out;
 }
 
@@ -194,5 +228,16 @@ result<std::size_t> bpe_tokenizer::count(std::string_view text) const {
 }
 
 std::size_t bpe_tokenizer::vocabulary_size() const { return m_impl->ranks.size(); }
+
+std::optional<int> bpe_tokenizer::token_id(std::string_view token) const {
+  for (const auto& [content, id] : m_impl->added)
+    if (content == token) return id;
+  int r = m_impl->rank_of(token);
+  return r == INT_MAX ? std::nullopt : std::optional<int>(r);
+}
+
+const std::string& bpe_tokenizer::description() const { return m_impl->description; }
+
+const std::vector<std::string>& bpe_tokenizer::special_tokens() const { return m_impl->special; }
 
 }  // namespace ptxbench::prompts

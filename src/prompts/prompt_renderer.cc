@@ -93,6 +93,7 @@ std::string baseline_name(const std::string& id) {
   if (id == "cublaslt_gemm") return "cuBLASLt (bf16 GEMM)";
   if (id == "cudnn_sdpa_fwd") return "cuDNN SDPA forward";
   if (id == "cudnn_sdpa_bwd") return "cuDNN SDPA backward";
+  if (id == "cudnn_sdpa_gqa") return "cuDNN SDPA forward (paged/ragged, grouped KV heads)";
   return id.empty() ? std::string("the vendor library") : id;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "core/file_io.h"
+#include "suite/sequence_layout.h"
 #include "suite/solution.h"
 
 namespace ptxbench {
@@ -213,6 +214,9 @@ result<task> load_task(const ordered_json& tj, const std::string& here, const fs
   auto w = load_workload(t.workload_path, *uuid, t.name);
   if (!w) return w.err();
   if (auto st = validate_workload(*w, t.def, t.workload_path.string() + ": workload"); !st) return st.err();
+  // Index inputs (indptr, page indices) are checked here, so a bad one fails the suite's load.
+  if (auto layout = sequence_layout_for(t.def, *w); !layout)
+    return layout.err().with_context(t.workload_path.string() + ": workload");
   t.wl = std::move(*w);
   if (t.work_formula) {
     auto work = evaluate_work(*t.work_formula, resolve_axes(t.wl, t.def));

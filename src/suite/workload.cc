@@ -32,9 +32,20 @@ std::optional<input_spec> read_input(const ordered_json& j, const std::string& p
     spec.path = get_string(j, "path", path, errs).value_or("");
     spec.tensor_key = get_string(j, "tensor_key", path, errs).value_or("");
   } else if (*type == "derived") {
-    reject_unknown_keys(j, {"type", "generator"}, path, errs);
+    reject_unknown_keys(j, {"type", "generator", "values"}, path, errs);
     spec.kind = input_kind::derived;
     spec.generator = get_string(j, "generator", path, errs).value_or("");
+    if (j.contains("values")) {
+      std::string vp = json_child(path, "values");
+      if (expect_array(j["values"], vp, errs)) {
+        std::vector<int64_t> values;
+        for (std::size_t i = 0; i < j["values"].size(); ++i) {
+          if (j["values"][i].is_number_integer()) values.push_back(j["values"][i].get<int64_t>());
+          else errs.add(json_index(vp, i), "expected integer, got " + json_type_name(j["values"][i]));
+        }
+        spec.values = std::move(values);
+      }
+    }
   } else {
     errs.add(json_child(path, "type"),
              fmt::format("expected \"random\", \"scalar\", \"safetensors\" or \"derived\", got \"{}\"", *type));
@@ -83,7 +94,11 @@ ordered_json to_json(const workload& w) {
       case input_kind::scalar: ij["type"] = "scalar"; ij["value"] = spec.scalar_value; break;
       case input_kind::safetensors:
         ij["type"] = "safetensors"; ij["path"] = spec.path; ij["tensor_key"] = spec.tensor_key; break;
-      case input_kind::derived: ij["type"] = "derived"; ij["generator"] = spec.generator; break;
+      case input_kind::derived:
+        ij["type"] = "derived";
+        ij["generator"] = spec.generator;
+        if (spec.values) ij["values"] = *spec.values;
+        break;
     }
     inputs[name] = ij;
   }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,9 @@ struct input_spec {
   std::string path;           ///< for safetensors
   std::string tensor_key;     ///< for safetensors
   std::string generator;      ///< for derived, e.g. "attention_forward.O"
+  /// For derived index inputs (suite/sequence_layout.h): values pinned by the workload instead of
+  /// drawn by the generator (PTXBench extension, like "derived" itself).
+  std::optional<std::vector<int64_t>> values;
 };
 
 struct workload {

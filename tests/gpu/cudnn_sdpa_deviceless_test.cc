@@ -6,30 +6,20 @@
 //    which is the first step that needs a real driver. That is the pattern match the composite
 //    graphs depend on, checked before any GPU time is spent.
 
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "baselines/cudnn_graph_builder.h"
 #include "baselines/cudnn_plan.h"
 #include "baselines/cudnn_sdpa_graph.h"
+#include "cudnn_deviceless_support.h"
 #include "gpu_test_support.h"
 
 namespace ptxbench::gpu::cudnn {
 namespace {
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 TEST(CudnnGraphs, EveryVariantFinalizesWithoutADevice) {
   if (runtime_version().code < 90800) GTEST_SKIP() << "graphs need a handle before cuDNN 9.8";
@@ -54,37 +44,7 @@ TEST(CudnnGraphs, CausalIsRefusedOnTheUnifiedOperations) {
   EXPECT_THROW(build_sdpa_graph(sdpa_graph_kind::unified_bwd, problem, nullptr, runtime_version()), cudnn_error);
 }
 
-// Loads the toolkit's stub libcuda under its soname so cuDNN's runtime compiler finds a "driver";
-// only sensible in a process that has no real GPU.
-bool load_stub_libcuda(std::string& why) {
-  const std::filesystem::path stub = std::filesystem::path(PTXBENCH_TEST_CUDA_ROOT) / "lib64/stubs/libcuda.so";
-  if (!std::filesystem::exists(stub)) {
-    why = "no stub libcuda at " + stub.string();
-    return false;
-  }
-  if (dlopen(stub.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
-    why = std::string("cannot load the stub libcuda: ") + dlerror();
-    return false;
-  }
-  return true;
-}
-
-// The engines (by global index) whose mode-A configs for `op_graph` on `device` compile (see the
-// file comment); `statuses` records every config's outcome.
-std::set<int64_t> compiling_engines(const descriptor& op_graph, const descriptor& device, std::string& statuses) {
-  std::set<int64_t> engines;
-  std::vector<descriptor> configs = engine_configs(op_graph, CUDNN_HEUR_MODE_A, &device);
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    plan_candidate plan;
-    const cudnnStatus_t status = finalize_plan(configs[i], "A", plan);
-    statuses += " [engine " + std::to_string(plan.engine_id) + ": " + cudnnGetErrorString(status) + "]";
-    if (status == CUDNN_STATUS_SUCCESS || status == CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER) {
-      engines.insert(plan.engine_id);
-    }
-  }
-  if (configs.empty()) statuses += " [no mode-A engine configs]";
-  return engines;
-}
+using deviceless::compiling_engines;
 
 class CudnnDeviceless : public ::testing::Test {
  protected:
@@ -92,10 +52,9 @@ class CudnnDeviceless : public ::testing::Test {
     std::string why;
     if (testing::have_gpu(why)) GTEST_SKIP() << "a GPU is present: the GPU tests check this on real hardware";
     if (runtime_version().code < 90800) GTEST_SKIP() << "device properties need cuDNN >= 9.8";
-    if (!load_stub_libcuda(why)) GTEST_SKIP() << why;
+    if (!deviceless::load_stub_libcuda(why)) GTEST_SKIP() << why;
     try {
-      m_h200 = device_properties_from_json(read_file(std::filesystem::path(PTXBENCH_TEST_FIXTURES) /
-                                                     "cudnn/h200_device_properties.json"));
+      m_h200 = deviceless::h200_device_properties();
     } catch (const cudnn_error& e) {
       GTEST_SKIP() << "this cuDNN does not take the fixture's device-property JSON: " << e.what();
     }

@@ -76,5 +76,42 @@ TEST(HarnessPipelineGpu, EveryFailureClassThenAGoodKernelInOneHarness) {
   fs::remove_all(cache);
 }
 
+// The GQA tasks end to end: int32 index inputs from the sequence layout, sm_scale handed to the
+// candidate by value, the cuDNN GQA baseline (or its named fallback) as the reference.
+TEST(HarnessPipelineGpu, GqaExamplesPassAgainstTheirBaseline) {
+  if (!fs::exists("/dev/nvidia0")) GTEST_SKIP() << "needs an NVIDIA GPU (/dev/nvidia0 is absent)";
+  auto s = load_suite(testing::repo_root() / "suite");
+  ASSERT_TRUE(s.ok()) << s.err().message;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"gqa_paged_decode_h24_kv8_d128_ps1", "examples/gqa/plain_paged_decode.cu"},
+      {"gqa_paged_prefill_causal_h24_kv8_d128_ps1", "examples/gqa/plain_paged_prefill.cu"},
+      {"gqa_ragged_prefill_causal_h32_kv4_d128", "examples/gqa/wgmma_ragged_prefill.cu"}};
+  auto cache = testing::make_temp_dir("harness-gqa");
+  eval::pipeline_config config;
+  config.root = testing::repo_root();
+  config.cache_dir = cache;
+  config.cuda_root = PTXBENCH_CUDA_ROOT_FOR_TESTS;
+  config.gpu.harness = testing::bin_dir() / "ptxbench-harness";
+  config.gpu.warmup = 2;
+  config.gpu.iterations = 5;
+  auto evaluator = eval::make_pipeline_evaluator(config);
+  for (const auto& [task, file] : cases) {
+    auto pair = resolve_evaluation(*s, task, "h200", true);
+    ASSERT_TRUE(pair.ok()) << pair.err().message;
+    auto text = read_text_file(testing::repo_root() / file, 1u << 20);
+    ASSERT_TRUE(text.ok()) << text.err().message;
+    auto verdicts = evaluator->evaluate_batch(
+        {{pair->t, pair->target, eval::solution_for_kernel_file("kernel.cu", *text, *pair->t, *pair->target), true}});
+    ASSERT_EQ(verdicts.size(), 1U);
+    ASSERT_TRUE(verdicts[0].ok()) << file << ": " << verdicts[0].err().message;
+    const verdict& v = *verdicts[0];
+    EXPECT_EQ(outcome_name(v.outcome()), "passed") << file << ": " << v.decided.message;
+    const std::string baseline = v.environment.value("baseline", "");
+    EXPECT_NE(baseline.find("cudnn_sdpa_gqa"), std::string::npos) << baseline;
+    EXPECT_NE(v.environment.value("derived_inputs", "").find("sequences"), std::string::npos) << v.environment.dump();
+  }
+  fs::remove_all(cache);
+}
+
 }  // namespace
 }  // namespace ptxbench

@@ -35,7 +35,8 @@ TEST(Suite, TargetMetadataMatchesThePaper) {
   EXPECT_EQ(gemm->baseline, "cublaslt_gemm");
   EXPECT_EQ(gemm->correctness_trials, 3);
   EXPECT_EQ(s->find_task("mha_bwd_d128")->correctness_trials, 1);
-  EXPECT_EQ(s->find_task("gqa_paged_decode_h24_kv8_d128_ps1")->status, "reference_pending");
+  EXPECT_EQ(s->find_task("gqa_paged_decode_h24_kv8_d128_ps1")->status, "ready");
+  EXPECT_EQ(s->find_task("gqa_paged_decode_h24_kv8_d128_ps1")->baseline, "cudnn_sdpa_gqa");
 }
 
 TEST(Suite, TaskViewStatesConcreteAxes) {

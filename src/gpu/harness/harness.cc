@@ -11,6 +11,7 @@
 #include "gpu/harness/environment.h"
 #include "gpu/harness/kernel_provenance.h"
 #include "gpu/harness/runner_sandbox.h"
+#include "gpu/harness/scalar_input.h"
 #include "gpu/harness/snapshot_plan.h"
 
 namespace ptxbench::gpu {
@@ -23,7 +24,10 @@ std::vector<guarded_buffer*> tensor_set::input_ptrs() const {
 
 std::vector<ipc_tensor> tensor_set::describe() const {
   std::vector<ipc_tensor> out;
-  for (const auto& b : inputs) out.push_back(b->describe());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    out.push_back(inputs[i]->describe());
+    if (i < scalar_values.size()) out.back().value = scalar_values[i];
+  }
   for (const auto& b : outputs) out.push_back(b->describe());
   return out;
 }
@@ -52,8 +56,14 @@ device_allocation::~device_allocation() { PTXB_CUDA_CALL_NOEXCEPT(cudaFree(data)
 
 tensor_set harness::make_set() const {
   tensor_set s;
-  for (const auto& t : m_job.def.inputs)
+  for (const auto& t : m_job.def.inputs) {
     s.inputs.push_back(std::make_unique<guarded_buffer>(t.name, t.type, concrete_shape(t, m_axes), false));
+    // A value that does not fit its dtype stays empty here: input_generator::create names it.
+    std::vector<unsigned char> value;
+    if (const input_spec spec = m_job.wl.input(t.name); spec.kind == input_kind::scalar)
+      if (auto bytes = scalar_bytes(t, spec.scalar_value)) value = std::move(*bytes);
+    s.scalar_values.push_back(std::move(value));
+  }
   for (const auto& t : m_job.def.outputs)
     s.outputs.push_back(std::make_unique<guarded_buffer>(t.name, t.type, concrete_shape(t, m_axes), true));
   return s;
@@ -73,8 +83,9 @@ result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
     (void)cudaGetLastError();
     PTXB_CUDA_CALL(cudaStreamCreateWithFlags(&h->m_stream, cudaStreamNonBlocking));
     h->m_axes = resolve_axes(job.wl, job.def);
-    for (const auto& t : job.def.inputs)
-      if (!t.shape) return make_error(fmt::format("input {} is a scalar; scalar inputs are not supported yet", t.name));
+    // Scalar inputs (shape null) live in one-element device buffers like any input (guards,
+    // checksums; the baseline reads them there); the runner hands the candidate their value on the
+    // host (kernel ABI: ndim 0), taken from the prepare message (tensor_set::scalar_values).
     h->m_rule = job.options.rule == "upstream_and" ? compare_rule::upstream_and : compare_rule::allclose;
     auto tracer = activity_tracer::start();
     if (tracer) h->m_tracer = std::move(*tracer);

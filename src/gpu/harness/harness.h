@@ -26,6 +26,8 @@ namespace ptxbench::gpu {
 /// One set of candidate-visible buffers: the inputs and outputs of one call.
 struct tensor_set {
   std::vector<std::unique_ptr<guarded_buffer>> inputs, outputs;
+  /// Per input: a scalar's bytes (scalar_input.h), sent with its description; empty for tensors.
+  std::vector<std::vector<unsigned char>> scalar_values;
 
   [[nodiscard]] std::vector<guarded_buffer*> input_ptrs() const;
   [[nodiscard]] std::vector<ipc_tensor> describe() const;  ///< inputs then outputs

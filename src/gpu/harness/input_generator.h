@@ -1,13 +1,17 @@
 #pragma once
 // Fills a task's inputs for one call from a seed: random inputs from the counter-based generator
-// (seed, input index), then derived inputs computed by a trusted library from the random ones (for
-// attention backward, O and LSE from the cuDNN forward on the same Q, K, V). The same seed always
-// gives the same inputs, so any failing trial can be replayed.
+// (seed, input index); scalar inputs with the workload's value (held in a one-element device buffer;
+// the runner hands the candidate the value on the host, as the kernel ABI promises); index inputs
+// (indptr arrays, page indices) from the workload's sequence layout (suite/sequence_layout.h: the
+// split is fixed per workload, page indices are drawn per trial); then derived inputs computed by a
+// trusted library from the random ones (for attention backward, O and LSE from the cuDNN forward on
+// the same Q, K, V). The same seed always gives the same inputs, so any failing trial can be replayed.
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +19,7 @@
 #include "baselines/baseline.h"
 #include "gpu/harness/guarded_buffer.h"
 #include "suite/definition.h"
+#include "suite/sequence_layout.h"
 #include "suite/workload.h"
 
 namespace ptxbench::gpu {
@@ -38,7 +43,9 @@ class input_generator {
  private:
   std::vector<input_kind> m_kinds;
   std::vector<std::string> m_generators;
-  std::unique_ptr<baseline> m_forward;  // for attention_forward.* derived inputs
+  std::vector<std::vector<unsigned char>> m_scalars;  // per input; empty unless a scalar
+  std::optional<sequence_layout> m_layout;            // when the task has index inputs
+  std::unique_ptr<baseline> m_forward;                // for attention_forward.* derived inputs
 };
 
 }  // namespace ptxbench::gpu

@@ -185,7 +185,7 @@ message_channel::received runner_client::receive_for(int64_t nonce, const std::s
 }
 
 call_result runner_client::call(const std::vector<ipc_tensor>& tensors, double timeout_s, bool noop,
-                                const std::function<void()>& on_done) {
+                                const std::function<void()>& on_done, const std::function<void()>& on_prepared) {
   thaw();
   // From here on the candidate's threads run again: the lead interval (docs/trusted-timing.md).
   auto t_thaw = steady::now();
@@ -209,6 +209,8 @@ call_result runner_client::call(const std::vector<ipc_tensor>& tensors, double t
     r.error_kind = parse_candidate_error(prepared.message.value("error_kind", ""));
     return r;
   }
+  auto t_prepared = steady::now();
+  if (on_prepared) on_prepared();
   auto t0 = steady::now();
   message_channel::received done;
   if (use_sync) {
@@ -243,7 +245,7 @@ call_result runner_client::call(const std::vector<ipc_tensor>& tensors, double t
   using ms = std::chrono::duration<double, std::milli>;
   r.wall_ms = ms(t2 - t0).count();
   r.signal_ms = ms(t1 - t0).count();
-  r.lead_ms = ms(t0 - t_thaw).count();
+  r.lead_ms = ms(t_prepared - t_thaw).count();
   r.method = m.value("method", "none");
   r.span_ms = static_cast<double>(m.value("span_ns", uint64_t{0})) * 1e-6;
   r.records = m.value("records", 0);

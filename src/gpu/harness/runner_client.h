@@ -70,7 +70,7 @@ struct call_result {
   /// on its own stream). Trusted.
   double wall_ms = 0;
   double signal_ms = 0;           ///< harness clock from "go" to the runner's "done" alone (part of wall_ms)
-  double lead_ms = 0;             ///< harness clock from resuming the runner to "go" (the prepare exchange)
+  double lead_ms = 0;             ///< harness clock from resuming the runner to its "prepared" (recorded only)
   ordered_json audit;             ///< the runner's launch audit of the call (eval/measurement_audit.h); null if none
   std::vector<std::string> kernels;
   candidate_error error_kind = candidate_error::unspecified;  ///< for failed: what the entry point said
@@ -94,9 +94,11 @@ class runner_client {
   /// One call: share the tensors, then "go" and wait for "done" within timeout_s. noop=true times
   /// the round trip without calling the candidate (the calibration of the wall-clock bound).
   /// on_done runs right after the runner's "done" and inside the timed interval: the harness's own
-  /// confirmation that the work ended (docs/trusted-timing.md).
+  /// confirmation that the work ended (docs/trusted-timing.md). on_prepared runs after the runner
+  /// said "prepared" and before "go", outside the timed interval: the harness writes the call's
+  /// inputs there, so no thread of the candidate's can start the work before "go".
   call_result call(const std::vector<ipc_tensor>& tensors, double timeout_s, bool noop = false,
-                   const std::function<void()>& on_done = {});
+                   const std::function<void()>& on_done = {}, const std::function<void()>& on_prepared = {});
 
   /// "shared_memory" when go/done travel on the shared page, else "socket".
   [[nodiscard]] std::string channel() const { return m_sync_active ? "shared_memory" : "socket"; }

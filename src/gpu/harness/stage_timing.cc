@@ -39,19 +39,36 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   if (opt.input_sets > 0) sets = static_cast<std::size_t>(opt.input_sets);
   ensure_sets(sets);
 
+  // What the harness does between the runner's "prepared" and "go", for timed and no-op calls alike:
+  // the call's fresh inputs, poisoned outputs and armed guards, input checksums, an L2 flush. The
+  // inputs exist in the buffers the runner can see only from here on, so a thread of the
+  // candidate's, running again since the runner was resumed, cannot have started the work before
+  // "go" (docs/trusted-timing.md). The reference runs after the call on the same inputs (checked
+  // unchanged), with the runner frozen.
+  std::vector<uint64_t> sums;
+  auto write_inputs = [&](tensor_set& set, uint64_t seed) {
+    m_inputs->generate(set.input_ptrs(), seed, m_stream);
+    prepare_outputs(set);
+    sums = input_checksums(set);
+    m_flusher->flush(m_stream);
+    PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
+  };
+
   // Calibrate the trusted wall-clock bound with calls that do nothing, through exactly the path of
-  // a timed call (L2 flushed, the same rotating buffer sets mapped, markers, go/done, the output
-  // snapshot), so that what the no-op calls measure is what a timed call adds to its work. The first
-  // few are slower (first IPC mappings, CUPTI buffers) and are dropped.
+  // a timed call (its inputs written, the same rotating buffer sets mapped, markers, go/done, the
+  // output snapshot, the reference after it), so that what the no-op calls measure is what a timed
+  // call adds to its work. The first few are slower (first IPC mappings, CUPTI buffers) and are
+  // dropped.
   constexpr int k_noop_warmup = 5, k_noop_calls = 100;
   bool shared_memory = runner.channel() == "shared_memory";
   std::vector<double> noop, noop_lead;
   for (int i = 0; i < k_noop_warmup + k_noop_calls; ++i) {
     auto& set = m_sets[static_cast<std::size_t>(i) % sets];
-    m_flusher->flush(m_stream);
-    PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
-    auto r = runner.call(set.describe(), opt.call_timeout_s, true, [&] { snapshot_outputs(set); });
+    uint64_t seed = m_job.seed + 500000 + static_cast<uint64_t>(i);
+    auto r = runner.call(set.describe(), opt.call_timeout_s, true, [&] { snapshot_outputs(set); },
+                         [&] { write_inputs(set, seed); });
     runner.freeze();
+    (void)run_reference(set, true);
     // A no-op call launches nothing of the candidate's; a finding here is a background thread's.
     if (auto tampered = tampering(runner, r); !tampered.empty() && r.outcome == call_outcome::ok && opt.tamper_check)
       return fail(eval_outcome::runtime_error, fmt::format("calibration call {}: {}", i, tampered));
@@ -60,8 +77,11 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
       noop_lead.push_back(r.lead_ms);
     }
   }
-  auto cal = eval::calibrate(noop, noop_lead,
-                             shared_memory ? eval::k_shared_memory_min_allowance_ms : eval::k_socket_min_allowance_ms);
+  // The prepare interval (noop_lead) is recorded, not calibrated into the bound: with the inputs
+  // written after "prepared", work before "go" has nothing to work on. (A bound that added the
+  // prepare interval's excess over the no-op calls' made every honest call on an H200 ~0.7 ms
+  // slower: a runner prepares longer after a real call than after a no-op.)
+  auto cal = eval::calibrate(noop, shared_memory ? eval::k_shared_memory_min_allowance_ms : eval::k_socket_min_allowance_ms);
 
   timing_summary ts;
   ts.method = m_tracer ? "cupti" : "events";
@@ -89,13 +109,8 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   for (int i = 0; i < total; ++i) {
     auto& set = m_sets[static_cast<std::size_t>(i) % sets];
     uint64_t seed = m_job.seed + 1000 + static_cast<uint64_t>(i);
-    m_inputs->generate(set.input_ptrs(), seed, m_stream);
-    double ref = run_reference(set, true);  // A: the runner is frozen meanwhile
-    prepare_outputs(set);
-    auto sums = input_checksums(set);
-    m_flusher->flush(m_stream);
-    PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
-    auto r = runner.call(set.describe(), opt.call_timeout_s, false, [&] { snapshot_outputs(set); });  // B
+    auto r = runner.call(set.describe(), opt.call_timeout_s, false, [&] { snapshot_outputs(set); },
+                         [&] { write_inputs(set, seed); });  // A
     runner.freeze();
     if (r.outcome != call_outcome::ok) {
       auto f = classify_call_failure(r, fmt::format("timed call {} (seed {})", i, seed));
@@ -108,6 +123,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     }
     if (auto problem = check_call_hygiene(runner, set, sums, r); !problem.empty())
       return fail(eval_outcome::runtime_error, fmt::format("timed call {}: {}", i, problem));
+    double ref = run_reference(set, true);  // B: the same inputs, the runner frozen meanwhile
     bool call_had_outliers = false;
     for (std::size_t o = 0; o < set.outputs.size(); ++o) {
       const auto& b = set.outputs[o];

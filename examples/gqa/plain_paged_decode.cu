@@ -1,0 +1,164 @@
+// PTXBench example: plain_paged_decode.cu (task gqa_paged_decode_h24_kv8_d128_ps1: q [batch_size, 24, 128],
+// k_cache, v_cache [num_pages, 1, 8, 128] bf16, kv_indptr int32 [batch_size + 1], kv_indices int32
+// [num_kv_indices], sm_scale fp32 scalar -> output [batch_size, 24, 128] bf16 and lse [batch_size, 24]
+// fp32; one query per sequence, no mask).
+//
+// Demonstrates: a plain CUDA kernel for a grouped-query decode step over a paged KV cache. One
+// 256-thread block per (sequence, KV head); key j of sequence b lives in page kv_indices[kv_indptr[b] + j];
+// the 8 warps split the keys (every 8th) and keep an online softmax (fp32, base 2) for all 3 query heads
+// of the group, so each page row of K and V is read once; each lane owns 4 of the 128 dimensions and a
+// warp shuffle sums the dot products; the warps merge through shared memory.
+//
+// Expected PTXBench verdict: PASSED, target instructions absent_in_sass (no GMMA, no TMA).
+#include <ptxbench/abi.h>
+
+#include <cuda_bf16.h>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+namespace {
+
+using bf16 = __nv_bfloat16;
+
+constexpr int kHeadDim = 128;
+constexpr int kGroup = 3;  // query heads per KV head: 24 / 8
+constexpr int kWarps = 8;  // a decode step has few blocks: more warps per sequence
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+
+__device__ __forceinline__ void load4(const bf16* p, float (&out)[4]) {
+  const uint2 raw = *reinterpret_cast<const uint2*>(p);
+  const __nv_bfloat162 lo = *reinterpret_cast<const __nv_bfloat162*>(&raw.x);
+  const __nv_bfloat162 hi = *reinterpret_cast<const __nv_bfloat162*>(&raw.y);
+  out[0] = __low2float(lo);
+  out[1] = __high2float(lo);
+  out[2] = __low2float(hi);
+  out[3] = __high2float(hi);
+}
+
+__device__ __forceinline__ float warp_sum(float x) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) x += __shfl_xor_sync(0xffffffffu, x, offset);
+  return x;
+}
+
+__global__ void __launch_bounds__(kWarps * 32)
+gqa_decode_kernel(const bf16* __restrict__ q, const bf16* __restrict__ k, const bf16* __restrict__ v,
+                  const int32_t* __restrict__ kv_indptr, const int32_t* __restrict__ kv_indices, int h_q, int h_kv,
+                  float scale_log2, bf16* __restrict__ out, float* __restrict__ lse) {
+  const int t = blockIdx.x, g = blockIdx.y;  // one query per sequence: row t is sequence t
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int kv0 = kv_indptr[t];
+  const int last = kv_indptr[t + 1] - kv0 - 1;  // every key of the sequence
+
+  float qv[kGroup][4];
+#pragma unroll
+  for (int h = 0; h < kGroup; ++h) {
+    load4(q + (size_t(t) * h_q + g * kGroup + h) * kHeadDim + lane * 4, qv[h]);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) qv[h][e] *= scale_log2;  // logits in base 2
+  }
+  float m[kGroup], l[kGroup], acc[kGroup][4];
+#pragma unroll
+  for (int h = 0; h < kGroup; ++h) {
+    m[h] = -INFINITY;
+    l[h] = 0.f;
+#pragma unroll
+    for (int e = 0; e < 4; ++e) acc[h][e] = 0.f;
+  }
+  for (int j = warp; j <= last; j += kWarps) {
+    const size_t row = size_t(kv_indices[kv0 + j]) * h_kv + g;  // page size 1: one key per page
+    float kr[4], vr[4];
+    load4(k + row * kHeadDim + lane * 4, kr);
+    load4(v + row * kHeadDim + lane * 4, vr);
+#pragma unroll
+    for (int h = 0; h < kGroup; ++h) {
+      const float s = warp_sum(qv[h][0] * kr[0] + qv[h][1] * kr[1] + qv[h][2] * kr[2] + qv[h][3] * kr[3]);
+      const float m_new = fmaxf(m[h], s);
+      const float correction = exp2f(m[h] - m_new);
+      const float p = exp2f(s - m_new);
+      l[h] = l[h] * correction + p;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[h][e] = acc[h][e] * correction + p * vr[e];
+      m[h] = m_new;
+    }
+  }
+
+  // Merge the warps' partial softmaxes.
+  __shared__ float s_m[kWarps][kGroup], s_l[kWarps][kGroup];
+  __shared__ float s_acc[kWarps][kGroup][kHeadDim];
+#pragma unroll
+  for (int h = 0; h < kGroup; ++h) {
+    if (lane == 0) {
+      s_m[warp][h] = m[h];
+      s_l[warp][h] = l[h];
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) s_acc[warp][h][lane * 4 + e] = acc[h][e];
+  }
+  __syncthreads();
+  if (warp != 0) return;
+#pragma unroll
+  for (int h = 0; h < kGroup; ++h) {
+    float m_all = -INFINITY;
+    for (int w = 0; w < kWarps; ++w) m_all = fmaxf(m_all, s_m[w][h]);
+    float l_all = 0.f, o[4] = {0.f, 0.f, 0.f, 0.f};
+    for (int w = 0; w < kWarps; ++w) {
+      if (s_m[w][h] == -INFINITY) continue;  // this warp saw no key
+      const float weight = exp2f(s_m[w][h] - m_all);
+      l_all += s_l[w][h] * weight;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o[e] += s_acc[w][h][lane * 4 + e] * weight;
+    }
+    const float inv = 1.f / l_all;
+    const size_t out_row = size_t(t) * h_q + g * kGroup + h;
+    __nv_bfloat162 lo = __floats2bfloat162_rn(o[0] * inv, o[1] * inv);
+    __nv_bfloat162 hi = __floats2bfloat162_rn(o[2] * inv, o[3] * inv);
+    uint2 packed;
+    packed.x = *reinterpret_cast<uint32_t*>(&lo);
+    packed.y = *reinterpret_cast<uint32_t*>(&hi);
+    *reinterpret_cast<uint2*>(out + out_row * kHeadDim + lane * 4) = packed;
+    if (lane == 0) lse[out_row] = m_all * kLn2 + logf(l_all);
+  }
+}
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw ptxbench::abi_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+void expect_shape(const ptxbench::tensor_view& t, std::initializer_list<int64_t> shape, const char* name) {
+  if (t.ndim() != static_cast<int>(shape.size()) || !t.is_contiguous())
+    throw ptxbench::shape_error(std::string(name) + " must be contiguous with " + std::to_string(shape.size()) + " dims");
+  int i = 0;
+  for (int64_t s : shape) {
+    if (s >= 0 && t.size(i) != s) throw ptxbench::shape_error(std::string(name) + " has an unexpected shape");
+    ++i;
+  }
+}
+
+}  // namespace
+
+void run(ptxbench::tensor_view q, ptxbench::tensor_view k_cache, ptxbench::tensor_view v_cache,
+         ptxbench::tensor_view kv_indptr, ptxbench::tensor_view kv_indices, ptxbench::tensor_view sm_scale,
+         ptxbench::tensor_view output, ptxbench::tensor_view lse, cudaStream_t stream) {
+  const int64_t total_q = q.size(0), h_q = q.size(1), pages = k_cache.size(0), h_kv = k_cache.size(2);
+  expect_shape(q, {total_q, h_q, kHeadDim}, "q");
+  expect_shape(k_cache, {pages, 1, h_kv, kHeadDim}, "k_cache (page size 1)");
+  expect_shape(v_cache, {pages, 1, h_kv, kHeadDim}, "v_cache (page size 1)");
+  expect_shape(kv_indptr, {total_q + 1}, "kv_indptr (batch_size + 1)");
+  expect_shape(kv_indices, {-1}, "kv_indices");
+  expect_shape(output, {total_q, h_q, kHeadDim}, "output");
+  expect_shape(lse, {total_q, h_q}, "lse");
+  if (sm_scale.ndim() != 0) throw ptxbench::shape_error("sm_scale must be a scalar");
+  if (h_q != h_kv * kGroup) throw ptxbench::shape_error("this kernel needs 3 query heads per KV head");
+  if (total_q < 1 || total_q > 0x7fffffff || h_kv > 65535) throw ptxbench::shape_error("unsupported sizes");
+  const dim3 grid(static_cast<unsigned>(total_q), static_cast<unsigned>(h_kv));
+  gqa_decode_kernel<<<grid, kWarps * 32, 0, stream>>>(
+      q.data<bf16>(), k_cache.data<bf16>(), v_cache.data<bf16>(), kv_indptr.data<int32_t>(), kv_indices.data<int32_t>(),
+      int(h_q), int(h_kv), sm_scale.scalar<float>() * kLog2e, output.data<bf16>(), lse.data<float>());
+  check_cuda(cudaGetLastError(), "launching gqa_decode_kernel");
+}
+
+PTXBENCH_EXPORT(run, PTXBENCH_BFLOAT16, PTXBENCH_BFLOAT16, PTXBENCH_BFLOAT16, PTXBENCH_INT32, PTXBENCH_INT32,
+                PTXBENCH_FLOAT32, PTXBENCH_BFLOAT16, PTXBENCH_FLOAT32)

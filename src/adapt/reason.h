@@ -1,0 +1,78 @@
+#pragma once
+// `ptxbench fixit reason` and `ptxbench kernelgen reason`: a rationale per row of a pairs or kernels
+// directory, from any model (the student itself included, as in the paper's s6). Resumable like
+// `ptxbench run`: every attempt's outcome is written atomically to OUT/rows/<id>.json as soon as
+// it is known, so after a kill the same command continues with nothing lost (finished rows and
+// counted attempts stay) and nothing repeated (a finished row is never asked for again; only a call
+// that was in flight when the process died is made again). When every row is done or has used its
+// attempts, OUT/reasoning.jsonl and OUT/manifest.json are written.
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "adapt/rationale.h"
+#include "agent/model_config.h"
+#include "agent/provider.h"
+#include "core/exit_status.h"
+#include "core/json_check.h"
+#include "core/result.h"
+
+namespace ptxbench::adapt {
+
+inline constexpr const char* k_reasoning_format = "ptxbench.reasoning/1";
+
+struct reason_source {
+  std::string kind;      ///< "fixit" (a pairs directory) or "kernelgen" (a kernels directory)
+  std::string dir;       ///< absolute
+  std::string sha256;    ///< of pairs.jsonl / kernels.jsonl
+  std::vector<reason_item> items;
+};
+
+/// Reads a pairs or kernels directory (every file verified) into the teacher's items.
+result<reason_source> load_reason_source(const std::filesystem::path& dir);
+
+struct reason_options {
+  std::filesystem::path source_dir, out_dir;
+  rationale_rules rules;
+  int parallel = 4;
+  std::vector<std::string> argv;
+  bool quiet = false;
+};
+
+struct reason_services {
+  agent::provider* teacher = nullptr;          ///< thread-safe
+  const agent::model_spec* model = nullptr;
+  const std::atomic<bool>* interrupt = nullptr;
+  std::FILE* log = stderr;
+};
+
+struct reason_outcome {
+  exit_status status = exit_status::ok;
+  std::string message;           ///< one line when the run stopped early
+  int done = 0, failed = 0, pending = 0;
+  ordered_json manifest;         ///< when complete
+};
+
+/// Runs (or resumes) the reasoning. Fails only for bad input (source, an OUT made for another run).
+result<reason_outcome> run_reasoning(const reason_options& o, reason_services& s);
+
+struct reasoning_row {
+  std::string id, rationale, teacher;
+  int attempts = 0;
+};
+
+struct reasoning_set {
+  std::string kind, source_dir, source_sha256, teacher, dir;
+  ordered_json manifest;
+  std::map<std::string, reasoning_row> rows;  ///< accepted rationales by row id
+  std::vector<std::string> failed;            ///< rows whose attempts were used up
+};
+
+/// Reads a finished reasoning directory (manifest.json and reasoning.jsonl, hashes checked).
+result<reasoning_set> load_reasoning(const std::filesystem::path& dir);
+
+}  // namespace ptxbench::adapt

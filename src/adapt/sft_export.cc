@@ -1,0 +1,265 @@
+#include "adapt/sft_export.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "adapt/kernelgen.h"
+#include "adapt/pairs.h"
+#include "adapt/reason.h"
+#include "adapt/staged_dir.h"
+#include "adapt/stratified_cap.h"
+#include "adapt/token_counter.h"
+#include "core/text.h"
+#include "suite/trace.h"
+
+namespace ptxbench::adapt {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct draft {
+  std::string id, task, error_type;
+  std::vector<prompts::chat_turn> messages;
+  ordered_json metadata;
+};
+
+std::string fenced(const std::string& code) {
+  std::string body = code;
+  if (!body.empty() && body.back() != '\n') body += '\n';
+  return "```cuda\n" + body + "```";
+}
+
+int closed_fence_lines(const std::string& text) {
+  int n = 0;
+  for (auto line : split_lines(text))
+    if (starts_with(trim(line), "```")) ++n;
+  return n;
+}
+
+struct tally {
+  int in = 0, out = 0;
+  ordered_json json() const { return {{"in", in}, {"out", out}}; }
+};
+
+ordered_json stats(std::vector<std::size_t> v) {
+  if (v.empty()) return {{"count", 0}};
+  std::sort(v.begin(), v.end());
+  std::size_t total = 0;
+  for (auto x : v) total += x;
+  auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))]; };
+  return {{"count", v.size()}, {"min", v.front()}, {"median", at(0.5)}, {"p90", at(0.9)}, {"max", v.back()},
+          {"mean", static_cast<double>(total) / static_cast<double>(v.size())}, {"total", total}};
+}
+
+}  // namespace
+
+std::string validate_sft_row(const ordered_json& row, const std::string& format) {
+  if (!row.is_object()) return "not an object";
+  for (const auto& [k, v] : row.items())
+    if (k != "id" && k != "messages" && k != "metadata") return "unknown field " + k;
+  if (!row.contains("id") || !row["id"].is_string() || row["id"].get<std::string>().empty()) return "no id";
+  if (!row.contains("metadata") || !row["metadata"].is_object()) return "no metadata object";
+  if (!row.contains("messages") || !row["messages"].is_array()) return "no messages";
+  const auto& m = row["messages"];
+  std::vector<std::string> roles = format == "fixit" ? std::vector<std::string>{"system", "user", "assistant", "user", "assistant"}
+                                                     : std::vector<std::string>{"system", "user", "assistant"};
+  if (m.size() != roles.size()) return fmt::format("{} messages, expected {}", m.size(), roles.size());
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (!m[i].is_object() || m[i].value("role", "") != roles[i]) return fmt::format("messages[{}]: role is not {}", i, roles[i]);
+    if (!m[i].contains("content") || !m[i]["content"].is_string()) return fmt::format("messages[{}]: no content", i);
+    if (i > 0 && std::string(trim(m[i]["content"].get<std::string>())).empty()) return fmt::format("messages[{}]: empty", i);
+    int want = i + 1 == m.size() ? 1 : 0;
+    if (m[i].value("step_loss_mask", -1) != want) return fmt::format("messages[{}]: step_loss_mask is not {}", i, want);
+    for (const auto& [k, v] : m[i].items())
+      if (k != "role" && k != "content" && k != "step_loss_mask") return fmt::format("messages[{}]: unknown field {}", i, k);
+  }
+  std::string last = m.back()["content"].get<std::string>();
+  if (!starts_with(last, "<think>\n")) return "the last message does not open with <think>";
+  auto close = last.find("</think>");
+  if (close == std::string::npos) return "the last message never closes <think>";
+  if (last.find("<think>", 1) != std::string::npos && last.find("<think>", 1) < close) return "a nested <think>";
+  if (closed_fence_lines(last.substr(close)) < 2) return "no closed code fence after </think>";
+  return "";
+}
+
+result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
+  if (o.format != "fixit" && o.format != "kernelgen")
+    return make_error(fmt::format("--format {}: expected fixit or kernelgen", o.format));
+  if (o.reasoning_dirs.empty()) return make_error("no reasoning directory given");
+  auto staged = staged_dir::create(out);
+  if (!staged) return staged.err();
+  auto counter = token_counter::open(o.tokenizer, o.chat_template, o.cl100k_candidates);
+  if (!counter) return counter.err();
+
+  std::vector<draft> drafts;
+  std::map<std::string, int> dropped;
+  std::map<std::string, tally> per_definition, per_type;
+  ordered_json inputs = ordered_json::array();
+  std::set<std::string> ids;
+  for (const auto& dir : o.reasoning_dirs) {
+    auto set = load_reasoning(dir);
+    if (!set) return set.err();
+    if (set->kind != o.format)
+      return make_error(fmt::format("{} holds {} rationales, not {} (--format)", dir.string(), set->kind, o.format));
+    auto source_manifest = read_manifest(set->source_dir, o.format == "fixit" ? k_pairs_format : k_kernelgen_format,
+                                         o.format == "fixit" ? "pairs" : "kernels");
+    if (!source_manifest) return source_manifest.err().with_context(fmt::format("{} (its source)", dir.string()));
+    std::string rows_file = o.format == "fixit" ? "pairs.jsonl" : "kernels.jsonl";
+    if ((*source_manifest)["files"].value(rows_file, "") != set->source_sha256)
+      return make_error(fmt::format("{}: its source {} changed after the rationales were written", dir.string(), set->source_dir));
+    inputs.push_back({{"reasoning_dir", set->dir}, {"reasoning_sha256", set->manifest["files"].value("reasoning.jsonl", "")},
+                      {"reasoner", set->teacher}, {"source_dir", set->source_dir}, {"source_sha256", set->source_sha256}});
+    auto add = [&](draft d, const std::string& id) {
+      per_definition[d.task].in += 1;
+      if (!d.error_type.empty()) per_type[d.error_type].in += 1;
+      auto it = set->rows.find(id);
+      if (it == set->rows.end()) {
+        dropped["no_rationale"] += 1;
+        return;
+      }
+      if (!ids.insert(d.id).second) {
+        dropped["duplicate_id"] += 1;
+        return;
+      }
+      d.metadata["reasoner"] = set->teacher;
+      d.metadata["rationale_attempts"] = it->second.attempts;
+      d.metadata["reasoning_dir"] = set->dir;
+      std::string& last = d.messages.back().content;
+      last = "<think>\n" + it->second.rationale + "\n</think>\n" + last;
+      drafts.push_back(std::move(d));
+    };
+    if (o.format == "fixit") {
+      auto pairs = load_pairs(set->source_dir);
+      if (!pairs) return pairs.err();
+      for (const auto& p : *pairs) {
+        draft d;
+        d.id = p.id;
+        d.task = p.task;
+        d.error_type = error_type_name(p.type);
+        d.messages = {{"system", p.system_prompt}, {"user", p.task_prompt}, {"assistant", p.wrong.reply},
+                      {"user", p.wrong.feedback}, {"assistant", "\n" + fenced(p.correct.kernel)}};
+        d.metadata = {{"format", "fixit"}, {"task", p.task}, {"target", p.target}, {"arch", p.arch},
+                      {"variant", p.variant}, {"error_type", d.error_type}, {"label", p.label},
+                      {"pair_id", p.id}, {"pairs_dir", set->source_dir},
+                      {"wrong", {{"mined_id", p.wrong.mined_id}, {"model", p.wrong.model},
+                                 {"trajectory", p.wrong.trajectory}, {"turn", p.wrong.turn},
+                                 {"kernel_sha256", p.json["wrong"].value("kernel_sha256", "")}}},
+                      {"correct", {{"model", p.correct.model}, {"trajectory", p.correct.trajectory},
+                                   {"turn", p.correct.turn}, {"kernel_sha256", p.json["correct"].value("kernel_sha256", "")},
+                                   {"target_correct", p.correct.target_correct},
+                                   {"speedup", p.correct.speedup ? ordered_json(*p.correct.speedup) : ordered_json(nullptr)}}}};
+        add(std::move(d), p.id);
+      }
+    } else {
+      auto kernels = load_kernels(set->source_dir);
+      if (!kernels) return kernels.err();
+      for (const auto& k : *kernels) {
+        draft d;
+        d.id = k.id;
+        d.task = k.task;
+        d.messages = {{"system", k.system_prompt}, {"user", k.task_prompt}, {"assistant", k.reply}};
+        d.metadata = {{"format", "kernelgen"}, {"task", k.task}, {"target", k.target}, {"arch", k.arch},
+                      {"variant", k.variant}, {"kernel_id", k.id}, {"kernels_dir", set->source_dir},
+                      {"answer", {{"model", k.model}, {"trajectory", k.trajectory}, {"turn", k.turn},
+                                  {"kernel_sha256", k.json.value("kernel_sha256", "")},
+                                  {"target_correct", k.target_correct},
+                                  {"speedup", k.speedup ? ordered_json(*k.speedup) : ordered_json(nullptr)}}}};
+        if (k.reply.find("<think>") != std::string::npos || k.reply.find("</think>") != std::string::npos) {
+          per_definition[d.task].in += 1;
+          dropped["answer_contains_think"] += 1;
+          continue;
+        }
+        if (closed_fence_lines(k.reply) < 2) {
+          per_definition[d.task].in += 1;
+          dropped["answer_without_closed_fence"] += 1;
+          continue;
+        }
+        add(std::move(d), k.id);
+      }
+    }
+  }
+  int rows_in = 0;
+  for (const auto& [k, v] : per_definition) rows_in += v.in;
+  // Measure, filter, validate.
+  std::vector<std::pair<std::string, std::string>> lines;  // (order key, json line)
+  std::vector<std::size_t> tokens_kept, tokens_all, chars_kept;
+  for (auto& d : drafts) {
+    std::string reserved;
+    for (const auto& m : d.messages)
+      for (const auto& r : counter->reserved())
+        if (reserved.empty() && m.content.find(r) != std::string::npos) reserved = r;
+    if (!reserved.empty()) {
+      dropped["reserved_marker_in_text"] += 1;
+      continue;
+    }
+    auto n = counter->count(d.messages);
+    if (!n) return n.err().with_context(fmt::format("row {}", d.id));
+    tokens_all.push_back(*n);
+    if (*n > o.max_tokens) {
+      dropped["over_max_tokens"] += 1;
+      continue;
+    }
+    ordered_json messages = ordered_json::array();
+    std::size_t chars = 0;
+    ordered_json per_message_chars = ordered_json::array();
+    for (std::size_t i = 0; i < d.messages.size(); ++i) {
+      messages.push_back({{"role", d.messages[i].role}, {"content", d.messages[i].content},
+                          {"step_loss_mask", i + 1 == d.messages.size() ? 1 : 0}});
+      chars += d.messages[i].content.size();
+      per_message_chars.push_back(d.messages[i].content.size());
+    }
+    d.metadata["tokens"] = *n;
+    d.metadata["chars"] = per_message_chars;
+    ordered_json row = {{"id", d.id}, {"messages", messages}, {"metadata", d.metadata}};
+    if (auto problem = validate_sft_row(row, o.format); !problem.empty())
+      return make_error(fmt::format("internal: row {} would be invalid: {}", d.id, problem));
+    per_definition[d.task].out += 1;
+    if (!d.error_type.empty()) per_type[d.error_type].out += 1;
+    tokens_kept.push_back(*n);
+    chars_kept.push_back(chars);
+    std::string key = o.shuffle_seed ? seeded_key(*o.shuffle_seed, d.id) : d.id;
+    lines.emplace_back(key, row.dump());
+  }
+  if (lines.empty()) {
+    std::string why;
+    for (const auto& [k, v] : dropped) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", v, k);
+    return make_error(fmt::format("no row left to export: {} in, dropped {}", rows_in, why.empty() ? "none" : why));
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string text;
+  for (const auto& [k, l] : lines) text += l + "\n";
+  if (auto w = staged->write("sft.jsonl", text); !w) return w.err();
+  auto tallies = [](const std::map<std::string, tally>& m) {
+    ordered_json j = ordered_json::object();
+    for (const auto& [k, v] : m) j[k] = v.json();
+    return j;
+  };
+  ordered_json d = ordered_json::object();
+  for (const auto& [k, v] : dropped) d[k] = v;
+  ordered_json tc = counter->description();
+  tc["max_tokens"] = o.max_tokens;
+  ordered_json manifest = {
+      {"format", k_sft_export_format},
+      {"created", utc_timestamp()},
+      {"ptxbench_version", PTXBENCH_VERSION},
+      {"argv", o.argv},
+      {"row_format", o.format},
+      {"roles", o.format == "fixit" ? ordered_json::array({"system", "user", "assistant", "user", "assistant"})
+                                    : ordered_json::array({"system", "user", "assistant"})},
+      {"loss_mask", o.format == "fixit" ? ordered_json::array({0, 0, 0, 0, 1}) : ordered_json::array({0, 0, 1})},
+      {"recipe", o.recipe},
+      {"inputs", inputs},
+      {"token_count", tc},
+      {"order", o.shuffle_seed ? ordered_json({{"shuffle_seed", *o.shuffle_seed}}) : ordered_json("by id")},
+      {"counts", {{"in", rows_in}, {"out", lines.size()}, {"dropped", d},
+                  {"per_definition", tallies(per_definition)}, {"per_error_type", tallies(per_type)}}},
+      {"length_stats", {{"tokens_exported", stats(tokens_kept)}, {"tokens_measured", stats(tokens_all)},
+                        {"chars_exported", stats(chars_kept)}}}};
+  if (auto c = staged->commit(manifest); !c) return c.err();
+  return manifest;
+}
+
+}  // namespace ptxbench::adapt

@@ -1,0 +1,144 @@
+#include "adapt/staged_dir.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "core/file_io.h"
+#include "core/sha256.h"
+
+namespace ptxbench::adapt {
+namespace fs = std::filesystem;
+
+staged_dir::staged_dir(fs::path destination, fs::path staging)
+    : m_destination(std::move(destination)), m_staging(std::move(staging)) {}
+
+staged_dir::staged_dir(staged_dir&& other) noexcept
+    : m_destination(std::move(other.m_destination)),
+      m_staging(std::move(other.m_staging)),
+      m_files(std::move(other.m_files)),
+      m_done(other.m_done) {
+  other.m_done = true;
+}
+
+staged_dir::~staged_dir() {
+  if (!m_done) abandon();
+}
+
+result<staged_dir> staged_dir::create(const fs::path& destination) {
+  std::error_code ec;
+  if (destination.empty()) return make_error("--out: empty path");
+  if (fs::exists(destination, ec)) {
+    if (!fs::is_directory(destination, ec) || !fs::is_empty(destination, ec))
+      return make_error(fmt::format("{} already exists; choose a new --out (this stage never overwrites)",
+                                    destination.string()));
+  }
+  fs::path parent = destination.has_parent_path() ? destination.parent_path() : fs::path(".");
+  fs::create_directories(parent, ec);
+  fs::path staging = destination;
+  staging += fmt::format(".partial-{}", ::getpid());
+  fs::remove_all(staging, ec);
+  if (!fs::create_directories(staging, ec) || ec)
+    return make_error(fmt::format("{}: cannot create: {}", staging.string(), ec ? ec.message() : "exists"));
+  return staged_dir(destination, staging);
+}
+
+result<std::string> staged_dir::write(const std::string& relative, const std::string& content) {
+  if (!is_safe_relative(relative)) return make_error(fmt::format("internal: unsafe output path '{}'", relative));
+  if (auto w = write_file_atomic(m_staging / relative, content); !w) return w.err();
+  std::string hash = sha256_hex(content);
+  m_files[relative] = hash;
+  return hash;
+}
+
+result<std::string> staged_dir::write_deduplicated(const std::string& folder, const std::string& content,
+                                                   const std::string& ext) {
+  std::string hash = sha256_hex(content);
+  std::string relative = folder + "/" + hash + ext;
+  if (m_files.count(relative)) return relative;
+  auto w = write(relative, content);
+  if (!w) return w.err();
+  return relative;
+}
+
+status staged_dir::commit(ordered_json manifest) {
+  ordered_json files = ordered_json::object();
+  for (const auto& [path, hash] : m_files) files[path] = hash;
+  manifest["files"] = std::move(files);
+  if (auto w = write_file_atomic(m_staging / "manifest.json", dump_pretty(manifest) + "\n"); !w) return w.err();
+  std::error_code ec;
+  if (fs::exists(m_destination, ec)) fs::remove(m_destination, ec);  // an empty folder (checked in create)
+  if (std::rename(m_staging.c_str(), m_destination.c_str()) != 0)
+    return make_error(fmt::format("{}: cannot move the finished output into place", m_destination.string()));
+  m_done = true;
+  return ok();
+}
+
+void staged_dir::abandon() {
+  std::error_code ec;
+  if (!m_staging.empty()) fs::remove_all(m_staging, ec);
+  m_done = true;
+}
+
+bool is_safe_relative(const std::string& relative) {
+  if (relative.empty() || relative.front() == '/') return false;
+  for (const auto& part : fs::path(relative))
+    if (part == ".." || part == ".") return false;
+  return true;
+}
+
+result<std::string> read_verified(const fs::path& dir, const std::string& relative, const std::string& sha256,
+                                  const std::string& what) {
+  if (!is_safe_relative(relative))
+    return make_error(fmt::format("{}: path '{}' is not a relative path inside {}", what, relative, dir.string()));
+  fs::path file = dir / relative;
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return make_error(fmt::format("{}: {} is missing", what, file.string()));
+  auto text = read_file(file, std::size_t{1} << 30);
+  if (!text) return text.err().with_context(what);
+  if (!sha256.empty() && sha256_hex(*text) != sha256)
+    return make_error(fmt::format("{}: {} does not match its recorded sha256 (changed after it was written)", what,
+                                  file.string()));
+  return text;
+}
+
+result<std::vector<ordered_json>> read_jsonl(const fs::path& file, std::size_t max_bytes) {
+  auto text = read_file(file, max_bytes);
+  if (!text) return text.err();
+  std::vector<ordered_json> rows;
+  std::size_t pos = 0, line = 0;
+  while (pos < text->size()) {
+    std::size_t eol = text->find('\n', pos);
+    if (eol == std::string::npos) eol = text->size();
+    ++line;
+    std::string one = text->substr(pos, eol - pos);
+    pos = eol + 1;
+    if (one.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto j = ordered_json::parse(one, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+      return make_error(fmt::format("{}:{}: not a JSON object (a truncated or foreign file?)", file.string(), line));
+    rows.push_back(std::move(j));
+  }
+  return rows;
+}
+
+result<ordered_json> read_manifest(const fs::path& dir, const std::string& format, const std::string& kind) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return make_error(fmt::format("{}: no such directory", dir.string()));
+  fs::path file = dir / "manifest.json";
+  if (!fs::is_regular_file(file, ec))
+    return make_error(fmt::format("{}: not a {} directory (no manifest.json)", dir.string(), kind));
+  auto text = read_text_file(file, 256u << 20);
+  if (!text) return text.err();
+  auto j = parse_json(*text, file.string());
+  if (!j) return j.err();
+  if (!j->is_object() || j->value("format", "") != format)
+    return make_error(fmt::format("{}: not a {} directory (manifest format is {}, expected \"{}\")", dir.string(), kind,
+                                  j->is_object() && j->contains("format") ? (*j)["format"].dump() : "missing",
+                                  format));
+  return j;
+}
+
+}  // namespace ptxbench::adapt

@@ -1,0 +1,61 @@
+#pragma once
+// An output directory that appears whole or not at all. The stages that are not resumable (mine,
+// pairs, kernelgen collect, export) write into DIR.partial-<pid> beside the destination, record the
+// sha256 of every file they write, and rename the folder into place as their last step. A failure or
+// a kill leaves the destination untouched (and at worst a stale *.partial-* folder, which the next
+// run does not read).
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "core/json_check.h"
+#include "core/result.h"
+
+namespace ptxbench::adapt {
+
+class staged_dir {
+ public:
+  /// Refuses a destination that exists and is not an empty folder; creates the staging folder.
+  static result<staged_dir> create(const std::filesystem::path& destination);
+
+  /// Writes `content` at `relative` (folders created) and records its sha256. Returns the hash.
+  result<std::string> write(const std::string& relative, const std::string& content);
+  /// Writes a content-addressed copy under `folder`/<sha256>.<ext> once; returns its relative path.
+  result<std::string> write_deduplicated(const std::string& folder, const std::string& content, const std::string& ext);
+
+  /// path → sha256 of every file written so far.
+  [[nodiscard]] const std::map<std::string, std::string>& files() const { return m_files; }
+  [[nodiscard]] const std::filesystem::path& destination() const { return m_destination; }
+
+  /// Writes manifest.json (with "files" set to files()) and renames the folder into place.
+  status commit(ordered_json manifest);
+  /// Removes the staging folder (called by the destructor when commit() did not run).
+  void abandon();
+
+  staged_dir(staged_dir&& other) noexcept;
+  staged_dir& operator=(staged_dir&&) = delete;
+  staged_dir(const staged_dir&) = delete;
+  ~staged_dir();
+
+ private:
+  staged_dir(std::filesystem::path destination, std::filesystem::path staging);
+  std::filesystem::path m_destination, m_staging;
+  std::map<std::string, std::string> m_files;
+  bool m_done = false;
+};
+
+/// Reads DIR/relative and checks its sha256 (when `sha256` is not empty); errors name `what`.
+result<std::string> read_verified(const std::filesystem::path& dir, const std::string& relative,
+                                  const std::string& sha256, const std::string& what);
+
+/// Reads a JSON Lines file: one object per non-empty line. Errors name the file and line.
+result<std::vector<ordered_json>> read_jsonl(const std::filesystem::path& file, std::size_t max_bytes = std::size_t{4} << 30);
+
+/// Reads DIR/manifest.json and checks its "format"; `kind` names the expected producer in errors.
+result<ordered_json> read_manifest(const std::filesystem::path& dir, const std::string& format, const std::string& kind);
+
+/// True when `relative` is a plain relative path inside its folder (no "..", not absolute).
+bool is_safe_relative(const std::string& relative);
+
+}  // namespace ptxbench::adapt

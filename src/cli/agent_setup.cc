@@ -1,0 +1,125 @@
+#include "cli/agent_setup.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "agent/fake_evaluator.h"
+#include "eval/pipeline.h"
+#include "prompts/prompt_renderer.h"
+#include "prompts/variant_manifest.h"
+
+namespace ptxbench::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_signal(int) {
+  if (g_interrupted.exchange(true)) std::_Exit(130);  // a second Ctrl-C does not wait
+}
+
+}  // namespace
+
+std::vector<std::string> split_list(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::stringstream ss(item);
+    std::string part;
+    while (std::getline(ss, part, ','))
+      if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+std::optional<std::string> env_value(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  return v && *v ? std::optional<std::string>(v) : std::nullopt;
+}
+
+const std::atomic<bool>* install_interrupt_handler() {
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  return &g_interrupted;
+}
+
+result<resolved_model> resolve_model_choice(const model_choice& c, const context& ctx) {
+  agent::model_catalog catalog;
+  auto models_path = c.models_file.empty() ? ctx.root / "configs" / "models.json" : std::filesystem::path(c.models_file);
+  if (std::filesystem::exists(models_path) || !c.models_file.empty()) {
+    auto loaded = agent::load_model_catalog(models_path);
+    if (!loaded) return loaded.err();
+    catalog = std::move(*loaded);
+  }
+  auto model = agent::resolve_model(c.model, catalog, c.base_url);
+  if (!model) return model.err();
+  auto key = agent::resolve_environment(*model, env_value, !c.base_url.empty());
+  if (!key) return key.err();
+  if (c.stream) model->stream = true;
+  return resolved_model{std::move(*model), std::move(*key)};
+}
+
+result<agent::evaluator_factory> evaluator_factory_for(const std::string& evaluator, int fake_delay_ms,
+                                                       const context& ctx) {
+  if (evaluator == "fake") {
+    return agent::evaluator_factory([fake_delay_ms](int) -> result<std::unique_ptr<ptxbench::evaluator>> {
+      return agent::make_fake_evaluator(fake_delay_ms);
+    });
+  }
+  if (evaluator == "pipeline") {
+    eval::pipeline_config base;
+    base.root = ctx.root;
+    base.cache_dir = ctx.cache_dir;
+    base.cuda_root = ctx.cuda_root;
+    return agent::evaluator_factory([base](int slot) -> result<std::unique_ptr<ptxbench::evaluator>> {
+      eval::pipeline_config config = base;
+      config.gpu.device = slot;
+      return eval::make_pipeline_evaluator(config);
+    });
+  }
+  return make_error(fmt::format("--evaluator {}: expected 'pipeline' (or 'fake', for tests)", evaluator));
+}
+
+result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(const context& ctx, const suite* tasks,
+                                                                              const std::string& language) {
+  auto manifest = prompts::load_variant_manifest(ctx.packs_dir());
+  if (!manifest) return manifest.err();
+  auto shared = std::make_shared<prompts::variant_manifest>(std::move(*manifest));
+  std::filesystem::path packs_dir = ctx.packs_dir();
+  agent::prompt_builder build = [tasks, packs_dir, language](const task& t, const target_info& target,
+                                                             const std::string& variant) -> result<agent::prompt_pair> {
+    if (variant == agent::k_builtin_variant) {
+      if (language != "cuda") return make_error("the built-in minimal prompt is for CUDA candidates only");
+      return agent::builtin_prompt(t, target, variant);
+    }
+    auto r = prompts::render_prompt(*tasks, t, variant, target, packs_dir, language);
+    if (!r) return r.err();
+    return agent::prompt_pair{r->system, r->user};
+  };
+  agent::variant_resolver resolve = [shared, language](const task& t, const target_info& target,
+                                                       const std::string& spec) -> result<std::string> {
+    if (spec == agent::k_builtin_variant) return spec;
+    const auto* pack = shared->pack_for(target.pack, language);
+    if (!pack)
+      return make_error(language == "cuda"
+                            ? fmt::format("packs/variants.json has no pack '{}' for target {}", target.pack, target.name)
+                            : fmt::format("packs/variants.json has no {} pack", language));
+    auto v = prompts::find_variant(*pack, t.problem, spec);
+    if (!v) return v.err();
+    return v->name;
+  };
+  return std::make_pair(build, resolve);
+}
+
+status check_gpu_for(const std::string& evaluator, bool run_on_gpu, const target_info* target) {
+  if (evaluator == "pipeline" && run_on_gpu && target && target->verification == "runtime" &&
+      !std::filesystem::exists("/dev/nvidia0"))
+    return make_error(fmt::format("no NVIDIA GPU here (/dev/nvidia0 is missing) to evaluate {} kernels on; pass "
+                                  "--cpu-only to evaluate only the CPU stages (gates, build, static SASS)",
+                                  target->name));
+  return ok();
+}
+
+}  // namespace ptxbench::cli

@@ -1,0 +1,76 @@
+// `ptxbench fixit reason` and `ptxbench kernelgen reason`: a first-person rationale per row from a
+// reasoning teacher, resumable (docs/adaptation.md, "Rationales").
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "adapt/reason.h"
+#include "agent/provider_factory.h"
+#include "cli/commands.h"
+#include "cli/fixit_common.h"
+
+namespace ptxbench::cli {
+namespace {
+
+struct reason_args {
+  model_args model;
+  std::string source, out;
+  adapt::rationale_rules rules;
+  std::vector<std::string> forbid;
+  int parallel = 4;
+  bool quiet = false;
+};
+
+exit_status reason_command(const reason_args& a, const context& ctx, const std::string& command) {
+  auto resolved = resolve_model_choice(a.model.choice(), ctx);
+  if (!resolved) return report_error(resolved.err().message, exit_status::usage);
+  if (a.rules.min_chars > a.rules.max_chars)
+    return report_error("--min-chars is larger than --max-chars", exit_status::usage);
+  const std::atomic<bool>* interrupted = install_interrupt_handler();
+  agent::provider_options popts;
+  popts.cancel = interrupted;
+  auto llm = agent::make_provider(resolved->spec, resolved->key, popts);
+  if (!llm) return report_error(llm.err().message, exit_status::usage);
+  adapt::reason_options o;
+  o.source_dir = a.source;
+  o.out_dir = a.out;
+  o.rules = a.rules;
+  for (const auto& f : split_list(a.forbid)) o.rules.forbidden.push_back(f);
+  o.parallel = a.parallel;
+  o.quiet = a.quiet;
+  o.argv = {"ptxbench", command, "reason", a.source, "--model", a.model.model, "--out", a.out};
+  append_model_argv(a.model, o.argv);
+  adapt::reason_services s;
+  s.teacher = llm->get();
+  s.model = &resolved->spec;
+  s.interrupt = interrupted;
+  auto out = adapt::run_reasoning(o, s);
+  if (!out) return report_error(out.err().message, exit_status::usage);
+  if (!a.quiet)
+    std::fprintf(stderr, "ptxbench: rationales: %d accepted, %d failed (attempts used up), %d pending | %s\n", out->done,
+                 out->failed, out->pending, (o.out_dir / (out->pending ? "rows" : "manifest.json")).c_str());
+  if (out->status != exit_status::ok) return report_error(out->message, out->status);
+  return exit_status::ok;
+}
+
+}  // namespace
+
+void add_reason_subcommand(CLI::App& parent, context& ctx, const std::string& command, const std::string& source_help) {
+  auto a = std::make_shared<reason_args>();
+  auto* cmd = parent.add_subcommand("reason", "a first-person rationale per row from a reasoning teacher (resumable)");
+  cmd->add_option("source", a->source, source_help)->required();
+  cmd->add_option("--out", a->out, "output directory; re-run the same command to resume")->required();
+  add_model_options(*cmd, a->model);
+  cmd->add_option("--min-chars", a->rules.min_chars, "shortest rationale accepted")->capture_default_str();
+  cmd->add_option("--max-chars", a->rules.max_chars, "longest rationale accepted")->capture_default_str();
+  cmd->add_option("--max-attempts", a->rules.max_attempts, "replies asked for per row, retries included")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--max-quoted-lines", a->rules.max_quoted_lines,
+                  "lines of the working kernel a rationale may repeat verbatim")->capture_default_str();
+  cmd->add_option("--forbid", a->forbid, "more strings a rationale must not contain (comma-separated)");
+  cmd->add_option("--parallel", a->parallel, "rows at once")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_flag("-q,--quiet", a->quiet, "no progress output");
+  cmd->callback([&ctx, a, command]() { ctx.exit = reason_command(*a, ctx, command); });
+}
+
+}  // namespace ptxbench::cli

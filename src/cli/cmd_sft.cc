@@ -1,0 +1,304 @@
+// `ptxbench sft export | recipe`: SFT rows for train/, and the paper's recipes s0-s6 run end to end
+// (docs/adaptation.md).
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "adapt/kernelgen.h"
+#include "adapt/mine.h"
+#include "adapt/pairs.h"
+#include "adapt/reason.h"
+#include "adapt/recipe.h"
+#include "adapt/repair.h"
+#include "adapt/sft_export.h"
+#include "adapt/staged_dir.h"
+#include "agent/provider_factory.h"
+#include "cli/commands.h"
+#include "cli/fixit_common.h"
+#include "core/file_io.h"
+#include "prompts/token_estimator.h"
+
+namespace ptxbench::cli {
+namespace fs = std::filesystem;
+namespace {
+
+struct tokenizer_args {
+  std::string tokenizer, chat_template = "auto";
+};
+
+std::vector<fs::path> cl100k_candidates(const context& ctx) {
+  return prompts::default_ranks_candidates(env_value("PTXBENCH_TIKTOKEN_RANKS").value_or(""), ctx.root, ctx.cache_dir);
+}
+
+struct export_args {
+  tokenizer_args tok;
+  std::vector<std::string> reasoning;
+  std::string format, out;
+  std::size_t max_tokens = adapt::k_default_max_tokens;
+  int64_t shuffle_seed = -1;
+};
+
+void print_export(const ordered_json& m, const std::string& out) {
+  const auto& c = m["counts"];
+  std::string dropped;
+  for (const auto& [k, v] : c["dropped"].items()) dropped += fmt::format("{}{} {}", dropped.empty() ? "" : ", ", v.get<int>(), k);
+  const auto& t = m["length_stats"]["tokens_exported"];
+  fmt::print("{} of {} rows exported{} -> {}\n", c["out"].get<int>(), c["in"].get<int>(),
+             dropped.empty() ? "" : " (dropped: " + dropped + ")", (fs::path(out) / "sft.jsonl").string());
+  fmt::print("tokens per row: min {} median {} max {} (limit {}; {}, template {})\n", t.value("min", 0),
+             t.value("median", 0), t.value("max", 0), m["token_count"]["max_tokens"].get<std::size_t>(),
+             m["token_count"]["method"].get<std::string>(), m["token_count"]["chat_template"].get<std::string>());
+}
+
+exit_status export_command(const export_args& a, const context& ctx, const std::vector<std::string>& argv) {
+  adapt::export_options o;
+  o.format = a.format;
+  for (const auto& r : a.reasoning) o.reasoning_dirs.emplace_back(r);
+  o.tokenizer = a.tok.tokenizer;
+  o.chat_template = a.tok.chat_template;
+  o.cl100k_candidates = cl100k_candidates(ctx);
+  o.max_tokens = a.max_tokens;
+  if (a.shuffle_seed >= 0) o.shuffle_seed = static_cast<uint64_t>(a.shuffle_seed);
+  o.argv = argv;
+  auto m = adapt::export_sft(o, a.out);
+  if (!m) return report_error(m.err().message, exit_status::usage);
+  print_export(*m, a.out);
+  return exit_status::ok;
+}
+
+struct recipe_args {
+  std::string name, out, repair_model, reason_model, models_file;
+  std::vector<std::string> runs;
+  tokenizer_args tok;
+  evaluator_args eval;
+  int parallel = 4;
+  bool stream = false, list = false, quiet = false;
+};
+
+// Runs a model-driven stage's provider for `model`.
+result<std::pair<resolved_model, std::unique_ptr<agent::provider>>> teacher(const std::string& model, const recipe_args& a,
+                                                                             const context& ctx,
+                                                                             const std::atomic<bool>* cancel) {
+  auto resolved = resolve_model_choice({model, a.models_file, "", a.stream}, ctx);
+  if (!resolved) return resolved.err();
+  agent::provider_options popts;
+  popts.cancel = cancel;
+  auto llm = agent::make_provider(resolved->spec, resolved->key, popts);
+  if (!llm) return llm.err();
+  return std::make_pair(std::move(*resolved), std::move(*llm));
+}
+
+exit_status recipe_command(const recipe_args& a, const context& ctx) {
+  fs::path dir = ctx.root / "configs" / "recipes";
+  if (a.list) {
+    for (const auto& n : adapt::list_recipes(dir)) {
+      auto r = adapt::load_recipe(dir, n);
+      if (!r) return report_error(r.err().message, exit_status::usage);
+      fmt::print("{:<4} {:<10} {:<20} {:>5} rows  {}\n", r->name, r->row_format, r->problems_name,
+                 r->paper["rows"].get<int>(), r->description);
+    }
+    return exit_status::ok;
+  }
+  if (a.name.empty() || a.out.empty() || a.runs.empty())
+    return report_error("sft recipe needs NAME, --runs RUN_DIR... and --out DIR (or --list)", exit_status::usage);
+  auto r = adapt::load_recipe(dir, a.name);
+  if (!r) return report_error(r.err().message, exit_status::usage);
+  fs::path out = a.out;
+  ordered_json record = {{"format", "ptxbench.sft-recipe-run/1"}, {"recipe", r->json}, {"runs", a.runs},
+                         {"repair_model", a.repair_model.empty() ? r->repair_model : a.repair_model},
+                         {"reason_model", a.reason_model.empty() ? r->reason_model : a.reason_model},
+                         {"evaluator", a.eval.evaluator}, {"cpu_only", a.eval.cpu_only}};
+  std::error_code ec;
+  if (fs::exists(out / "recipe.json", ec)) {
+    auto have = parse_json(*read_text_file(out / "recipe.json", 1u << 24), (out / "recipe.json").string());
+    if (!have) return report_error(have.err().message, exit_status::usage);
+    for (const char* key : {"recipe", "runs", "repair_model", "reason_model", "evaluator", "cpu_only"})
+      if ((*have)[key] != record[key])
+        return report_error(fmt::format("{} was made with a different {}; re-run the same command or choose a new --out",
+                                        out.string(), key), exit_status::usage);
+  } else if (fs::exists(out, ec) && !fs::is_empty(out, ec)) {
+    return report_error(fmt::format("{} exists and is not a recipe directory; choose a new --out", out.string()),
+                        exit_status::usage);
+  } else if (auto w = write_file_atomic(out / "recipe.json", dump_pretty(record) + "\n"); !w) {
+    return report_error(w.err().message, exit_status::usage);
+  }
+  auto tasks = load_suite(ctx.suite_dir());
+  if (!tasks) return report_error(tasks.err().message, exit_status::usage);
+  const std::atomic<bool>* interrupted = install_interrupt_handler();
+  ordered_json counts = ordered_json::object();
+  auto say = [&](const std::string& s) {
+    if (!a.quiet) std::fprintf(stderr, "ptxbench: recipe %s: %s\n", r->name.c_str(), s.c_str());
+  };
+  fs::path source;  // what the reasoning stage reads
+  if (r->row_format == "fixit") {
+    if (!fs::exists(out / "mined", ec)) {
+      say("mining failed turns");
+      adapt::mine_options m;
+      for (const auto& run : a.runs) m.run_dirs.emplace_back(run);
+      m.tasks = r->tasks;
+      m.variants = r->mine_variants;
+      m.turns = r->mine_turns;
+      m.cap_per_definition = r->mine_cap;
+      m.seed = r->mine_seed;
+      m.argv = {"ptxbench", "sft", "recipe", a.name};
+      if (auto res = adapt::mine_failures(m, out / "mined"); !res) return report_error(res.err().message, exit_status::usage);
+    }
+    auto mined = adapt::read_manifest(out / "mined", adapt::k_mined_format, "mined");
+    if (!mined) return report_error(mined.err().message, exit_status::usage);
+    counts["mined"] = (*mined)["counts"]["selected"];
+    if (!fs::exists(out / "pairs", ec)) {
+      say("repairing with " + record["repair_model"].get<std::string>());
+      auto t = teacher(record["repair_model"].get<std::string>(), a, ctx, interrupted);
+      if (!t) return report_error(t.err().message, exit_status::usage);
+      auto plan = adapt::plan_repairs(out / "mined", *tasks, "", 0);
+      if (!plan) return report_error(plan.err().message, exit_status::usage);
+      agent::sweep_options o;
+      o.out_dir = out / "repairs";
+      o.turns = r->repair_turns;
+      o.target_speedup = r->repair_target_speedup;
+      o.parallel = a.parallel;
+      o.gpus = a.eval.gpus;
+      o.run_on_gpu = !a.eval.cpu_only;
+      o.eval_retries = a.eval.eval_retries;
+      o.evaluator_name = a.eval.evaluator;
+      o.quiet = a.quiet;
+      o.progress_bar = isatty(STDERR_FILENO) != 0;
+      if (auto c = clamp_turns_to_replay(t->first.spec, o.turns); !c) return report_error(c.err().message, exit_status::usage);
+      if (auto gpu = check_gpu_for(a.eval.evaluator, o.run_on_gpu, tasks->find_target(plan->target)); !gpu)
+        return report_error(gpu.err().message, exit_status::usage);
+      auto factory = evaluator_factory_for(a.eval.evaluator, a.eval.fake_delay_ms, ctx);
+      if (!factory) return report_error(factory.err().message, exit_status::usage);
+      agent::sweep_services s;
+      s.tasks = &*tasks;
+      s.model = &t->first.spec;
+      s.llm = t->second.get();
+      s.make_evaluator = *factory;
+      s.prompts = [](const task&, const target_info&, const std::string&) -> result<agent::prompt_pair> {
+        return make_error("internal: a repair trajectory without its prompts");
+      };
+      s.interrupt = interrupted;
+      auto rep = adapt::run_repairs(*plan, o, s);
+      if (!rep) return report_error(rep.err().message, exit_status::usage);
+      if (rep->status != exit_status::ok) return report_error(rep->message, rep->status);
+      say("pairing");
+      adapt::pairs_options p;
+      p.repair_dirs = {out / "repairs"};
+      p.require_target = r->pairs_require_target;
+      p.min_speedup = r->pairs_min_speedup;
+      p.select = r->pairs_select;
+      p.cap_per_definition = r->pairs_cap;
+      p.seed = r->pairs_seed;
+      p.argv = {"ptxbench", "sft", "recipe", a.name};
+      if (auto res = adapt::collect_pairs(p, out / "pairs"); !res) return report_error(res.err().message, exit_status::usage);
+    }
+    auto summary = parse_json(*read_text_file(out / "repairs" / "summary.json", 1u << 26), "summary");
+    if (summary) counts["repaired"] = (*summary)["totals"]["correct_trajectories"];
+    auto pairs = adapt::read_manifest(out / "pairs", adapt::k_pairs_format, "pairs");
+    if (!pairs) return report_error(pairs.err().message, exit_status::usage);
+    counts["pairs"] = (*pairs)["counts"]["pairs"];
+    source = out / "pairs";
+  } else {
+    if (!fs::exists(out / "kernels", ec)) {
+      say("collecting correct kernels");
+      adapt::kernelgen_options k = r->collect;
+      for (const auto& run : a.runs) k.run_dirs.emplace_back(run);
+      k.tasks = r->tasks;
+      k.argv = {"ptxbench", "sft", "recipe", a.name};
+      if (auto res = adapt::collect_kernels(k, out / "kernels"); !res) return report_error(res.err().message, exit_status::usage);
+    }
+    auto kernels = adapt::read_manifest(out / "kernels", adapt::k_kernelgen_format, "kernels");
+    if (!kernels) return report_error(kernels.err().message, exit_status::usage);
+    counts["correct_turns"] = (*kernels)["counts"]["correct_turns"];
+    counts["kernels"] = (*kernels)["counts"]["kernels"];
+    source = out / "kernels";
+  }
+  if (!fs::exists(out / "sft", ec)) {
+    say("writing rationales with " + record["reason_model"].get<std::string>());
+    auto t = teacher(record["reason_model"].get<std::string>(), a, ctx, interrupted);
+    if (!t) return report_error(t.err().message, exit_status::usage);
+    adapt::reason_options ro;
+    ro.source_dir = source;
+    ro.out_dir = out / "reasoning";
+    ro.rules = r->rules;
+    ro.parallel = a.parallel;
+    ro.quiet = a.quiet;
+    ro.argv = {"ptxbench", "sft", "recipe", a.name};
+    adapt::reason_services rs;
+    rs.teacher = t->second.get();
+    rs.model = &t->first.spec;
+    rs.interrupt = interrupted;
+    auto reasoned = adapt::run_reasoning(ro, rs);
+    if (!reasoned) return report_error(reasoned.err().message, exit_status::usage);
+    if (reasoned->status != exit_status::ok) return report_error(reasoned->message, reasoned->status);
+    say("exporting");
+    adapt::export_options eo;
+    eo.format = r->row_format;
+    eo.reasoning_dirs = {out / "reasoning"};
+    eo.tokenizer = a.tok.tokenizer;
+    eo.chat_template = a.tok.chat_template == "auto" ? r->chat_template : a.tok.chat_template;
+    eo.cl100k_candidates = cl100k_candidates(ctx);
+    eo.max_tokens = r->max_tokens;
+    eo.recipe = r->json;
+    eo.argv = {"ptxbench", "sft", "recipe", a.name};
+    auto m = adapt::export_sft(eo, out / "sft");
+    if (!m) return report_error(m.err().message, exit_status::usage);
+    print_export(*m, (out / "sft").string());
+  }
+  auto reasoning = adapt::read_manifest(out / "reasoning", adapt::k_reasoning_format, "reasoning");
+  if (reasoning) counts["rationales"] = (*reasoning)["counts"]["done"];
+  auto sft = adapt::read_manifest(out / "sft", adapt::k_sft_export_format, "sft export");
+  if (!sft) return report_error(sft.err().message, exit_status::usage);
+  counts["rows"] = (*sft)["counts"]["out"];
+  ordered_json table = adapt::compare_with_paper(*r, counts);
+  fmt::print("recipe {} ({}, {}): {}\n", r->name, r->upstream_tag, r->problems_name, r->description);
+  fmt::print("  {:<30} {:>8} {:>8}\n", "stage", "ours", "paper");
+  for (const auto& row : table) {
+    auto cell = [](const ordered_json& v) { return v.is_null() ? std::string("-") : v.dump(); };
+    fmt::print("  {:<30} {:>8} {:>8}\n", row["stage"].get<std::string>(), cell(row["ours"]), cell(row["paper"]));
+  }
+  ordered_json report = {{"format", "ptxbench.sft-recipe-report/1"}, {"recipe", r->name}, {"counts", counts},
+                         {"comparison", table}, {"sft", (out / "sft" / "sft.jsonl").string()}};
+  if (auto w = write_file_atomic(out / "recipe_report.json", dump_pretty(report) + "\n"); !w)
+    return report_error(w.err().message, exit_status::usage);
+  return exit_status::ok;
+}
+
+}  // namespace
+
+void add_sft_command(CLI::App& app, context& ctx) {
+  auto* sft = app.add_subcommand("sft", "SFT rows for train/ and the paper's dataset recipes");
+  sft->require_subcommand(1);
+  auto ea = std::make_shared<export_args>();
+  auto* ex = sft->add_subcommand("export", "JSONL rows {id, messages, metadata} from rationales (Fixit: 5 messages, KernelGen: 3)");
+  ex->add_option("reasoning", ea->reasoning, "reasoning directories (`fixit reason` / `kernelgen reason` --out)")->required();
+  ex->add_option("--format", ea->format, "fixit or kernelgen")->required();
+  ex->add_option("--out", ea->out, "output directory: sft.jsonl and manifest.json (must not exist)")->required();
+  ex->add_option("--tokenizer", ea->tok.tokenizer,
+                 "the target model's tokenizer.json (byte-level BPE), or cl100k (a labelled, approximate fallback; the "
+                 "default when none is given)");
+  ex->add_option("--chat-template", ea->tok.chat_template,
+                 "auto (from tokenizer_config.json beside the tokenizer, else chatml), chatml, qwen3 or llama3")
+      ->capture_default_str();
+  ex->add_option("--max-tokens", ea->max_tokens, "drop rows whose rendering is longer (never truncated)")->capture_default_str();
+  ex->add_option("--shuffle-seed", ea->shuffle_seed, "write the rows in a seeded order (default: by id)");
+  ex->callback([&ctx, ea, ex]() { ctx.exit = export_command(*ea, ctx, command_line(*ex, {"ptxbench", "sft", "export"})); });
+
+  auto ra = std::make_shared<recipe_args>();
+  auto* rc = sft->add_subcommand("recipe", "build one of the paper's datasets s0-s6 (configs/recipes) and compare its counts");
+  rc->add_option("name", ra->name, "recipe name (s0 ... s6)");
+  rc->add_flag("--list", ra->list, "list the recipes");
+  rc->add_option("--runs", ra->runs, "run directories: the student's (Fixit) or the teacher's (KernelGen)");
+  rc->add_option("--out", ra->out, "recipe directory; re-run the same command to resume");
+  rc->add_option("--repair-model", ra->repair_model, "repair teacher (default: the recipe's)");
+  rc->add_option("--reason-model", ra->reason_model, "reasoning teacher (default: the recipe's)");
+  rc->add_option("--models-file", ra->models_file, "models file (default: <root>/configs/models.json)");
+  rc->add_flag("--stream", ra->stream, "stream the teachers' replies");
+  rc->add_option("--tokenizer", ra->tok.tokenizer, "the target model's tokenizer.json (default: the cl100k fallback)");
+  rc->add_option("--chat-template", ra->tok.chat_template, "override the recipe's chat template")->capture_default_str();
+  add_evaluator_options(*rc, ra->eval);
+  rc->add_option("--parallel", ra->parallel, "repairs / rationales at once")->capture_default_str()->check(CLI::PositiveNumber);
+  rc->add_flag("-q,--quiet", ra->quiet, "no progress output");
+  rc->callback([&ctx, ra]() { ctx.exit = recipe_command(*ra, ctx); });
+}
+
+}  // namespace ptxbench::cli
