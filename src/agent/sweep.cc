@@ -43,9 +43,10 @@ uint64_t derive_seed(uint64_t base, const std::string& task, const std::string& 
 }
 
 // The fields whose change would make the existing trajectories answer a different question.
-constexpr std::array<const char*, 10> k_plan_keys = {"model",        "target",         "language",
+constexpr std::array<const char*, 11> k_plan_keys = {"model",        "target",         "language",
                                                      "turns",        "target_speedup", "history_policy",
-                                                     "context_budget_tokens", "run_on_gpu", "evaluator", "plan"};
+                                                     "context_budget_tokens", "run_on_gpu", "evaluator",
+                                                     "supervision",  "plan"};
 
 std::string auth_message(const model_spec& m, const std::string& detail) {
   if (m.api_key_env.empty())
@@ -132,6 +133,7 @@ ordered_json plan_json(const sweep_options& o, const std::vector<plan_item>& pla
           {"run_on_gpu", o.run_on_gpu},
           {"evaluator", o.evaluator_name},
           {"seed", o.seed},
+          {"supervision", o.supervision},
           {"plan", items}};
 }
 
@@ -142,6 +144,7 @@ status check_plan_compatible(const ordered_json& existing, const ordered_json& w
     if (have == wanted[key]) continue;
     if (std::string(key) == "plan")
       return make_error("the planned trajectories differ (tasks, variants, --trajectories or --seed changed)");
+    if (std::string(key) == "supervision") return make_error(supervision_mismatch(have, wanted[key]));
     return make_error(fmt::format("{} is {} there but {} now", key, have.dump(), wanted[key].dump()));
   }
   return ok();
@@ -265,6 +268,7 @@ result<sweep_outcome> run_plan(const sweep_options& o, sweep_services& s, const 
       spec.run_on_gpu = o.run_on_gpu;
       spec.eval_retries = o.eval_retries;
       spec.eval_retry_delay_s = o.eval_retry_delay_s;
+      if (s.supervise) spec.supervision = s.supervise(item);
       // Stop before the next model call on Ctrl-C or when another trajectory hit a failure.
       prompt_builder prompts = s.prompts;
       if (item.prompts) {

@@ -20,6 +20,7 @@
 #include "agent/prompt.h"
 #include "agent/provider.h"
 #include "agent/provider_factory.h"
+#include "agent/turn_supervision.h"
 #include "core/exit_status.h"
 #include "suite/task.h"
 
@@ -55,6 +56,9 @@ struct sweep_options {
   double eval_retry_delay_s = 10;
   uint64_t seed = 0;
   std::string evaluator_name = "pipeline";
+  /// plan.json's "supervision" (arm, guidance and notes files with their sha256, retrieval settings,
+  /// exclusion policy); null: none. A re-run with a different value is refused.
+  ordered_json supervision;
   std::vector<std::string> argv;
   bool progress_bar = false;  ///< redraw a bar (stderr is a terminal) instead of one line per trajectory
   bool quiet = false;         ///< no progress output at all
@@ -76,6 +80,9 @@ struct sweep_services {
   prompt_builder prompts;
   variant_resolver resolve_variant;              ///< null: variant names are used as given
   const std::atomic<bool>* interrupt = nullptr;  ///< Ctrl-C
+  /// The supervision of one planned trajectory (its prompt is already supervised through `prompts`);
+  /// null: none.
+  std::function<turn_supervision(const plan_item&)> supervise;
   sleeper sleep;
   std::FILE* log = stderr;
 };

@@ -158,6 +158,13 @@ void trajectory::record_dropped_pairs(ordered_json record) { ptx(m_doc)["dropped
 
 void trajectory::record_interruption(ordered_json record) { ptx(m_doc)["interruptions"].push_back(std::move(record)); }
 
+void trajectory::set_supervision(ordered_json record) { ptx(m_doc)["supervision"] = std::move(record); }
+
+ordered_json trajectory::supervision() const {
+  const auto& p = ptx(m_doc);
+  return p.is_object() && p.contains("supervision") ? p["supervision"] : ordered_json(nullptr);
+}
+
 void trajectory::count_call(std::optional<double> cost_usd) {
   auto& stats = m_doc["info"]["model_stats"];
   stats["api_calls"] = stats.value("api_calls", 0) + 1;

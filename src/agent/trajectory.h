@@ -71,6 +71,9 @@ class trajectory {
   /// Appends to info.ptxbench.dropped_pairs / info.ptxbench.interruptions.
   void record_dropped_pairs(ordered_json record);
   void record_interruption(ordered_json record);
+  /// info.ptxbench.supervision (agent/turn_supervision.h); null when the trajectory has none.
+  void set_supervision(ordered_json record);
+  [[nodiscard]] ordered_json supervision() const;
   /// Adds one model call to info.model_stats (cost may be unknown).
   void count_call(std::optional<double> cost_usd);
 

@@ -79,6 +79,8 @@ class loop {
       if (!loaded) return fail_setup(loaded.err().message);
       if (auto m = meta_mismatch(loaded->meta(), m_spec); !m.empty())
         return fail_setup(fmt::format("{}: {}; use the same options as the first run or a new --out", m_spec.file.string(), m));
+      if (auto m = supervision_mismatch(loaded->supervision(), m_spec.supervision.trajectory_record); !m.empty())
+        return fail_setup(fmt::format("{}: {}; use the same options as the first run or a new --out", m_spec.file.string(), m));
       m_traj = std::move(*loaded);
       const auto& msgs = m_traj->json()["messages"];
       for (int k = 0; k < m_traj->completed_turns(); ++k) report(k, assessment_on_disk(msgs[3 + 2 * k]), true);
@@ -103,6 +105,7 @@ class loop {
                          m_spec.index, m_spec.turn_limit, m_spec.target_speedup, history_policy_name(m_spec.policy),
                          m_spec.seed, m_spec.language};
     m_traj = trajectory::start(meta, agent_config(m_spec), *prompts);
+    if (m_spec.supervision.active()) m_traj->set_supervision(m_spec.supervision.trajectory_record);
     if (auto saved = m_traj->save(m_spec.file); !saved) return fail_setup(saved.err().message);
     return std::nullopt;
   }
@@ -164,7 +167,7 @@ class loop {
       turn_assessment a;
       a.event = turn_event::no_code;
       a.label = eval_outcome::no_code;
-      return {feedback_message_json(k, a, no_code_feedback(x.problem, m_spec.language), e), a, ""};
+      return {supervised(feedback_message_json(k, a, no_code_feedback(x.problem, m_spec.language), e), m_spec.supervision.turn_record), a, ""};
     }
     eval_request req{m_spec.t, m_spec.target, make_turn_solution(m_spec, k, x.code->code), m_spec.run_on_gpu};
     std::string infra;
@@ -187,7 +190,17 @@ class loop {
       e.verdict = &v;
       turn_assessment a = assess_verdict(v, m_spec.target_speedup);
       m_last_speedup = a.speedup;
-      auto feedback = feedback_message_json(k, a, verdict_feedback(v, a, *m_spec.t, m_spec.target_speedup, m_spec.language), e);
+      std::string text = verdict_feedback(v, a, *m_spec.t, m_spec.target_speedup, m_spec.language);
+      ordered_json record = m_spec.supervision.turn_record;
+      if (!a.all_passed && a.label != eval_outcome::built && m_spec.supervision.on_failed_turn) {
+        failed_turn f{m_spec.t, m_spec.variant, m_spec.index, m_spec.file.stem().string(), k, a.label, &x.code->code, &text};
+        if (auto s = m_spec.supervision.on_failed_turn(f)) {
+          if (!s->text.empty()) text += "\n\n" + s->text;
+          if (record.is_null()) record = ordered_json::object();
+          record["retrieval"] = std::move(s->record);
+        }
+      }
+      auto feedback = supervised(feedback_message_json(k, a, text, e), record);
       return {std::move(feedback), a, x.code->code};
     }
     m_infra_message = "evaluation failed (infrastructure, not the kernel): " + infra;
@@ -198,6 +211,12 @@ class loop {
     m_traj->record_interruption({{"turn", k}, {"kind", "infra"}, {"message", infra}, {"attempts", e.eval_attempts},
                                  {"timestamp", utc_timestamp()}});
     return {feedback_message_json(k, a, m_infra_message, e), a, ""};
+  }
+
+  // Records the turn's supervision (arm, guidance hash, retrieved notes) in its feedback message.
+  static ordered_json supervised(ordered_json feedback, const ordered_json& record) {
+    if (!record.is_null()) feedback["extra"]["ptxbench"]["supervision"] = record;
+    return feedback;
   }
 
   void report(int k, const turn_assessment& a, bool from_disk) {

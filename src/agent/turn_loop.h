@@ -15,6 +15,7 @@
 #include "agent/prompt.h"
 #include "agent/provider.h"
 #include "agent/provider_factory.h"
+#include "agent/turn_supervision.h"
 #include "suite/task.h"
 
 namespace ptxbench::agent {
@@ -37,6 +38,7 @@ struct trajectory_spec {
   bool run_on_gpu = true;
   int eval_retries = 1;                  ///< extra attempts after an infrastructure failure
   double eval_retry_delay_s = 10;
+  turn_supervision supervision;          ///< prompt-time supervision (guidance, repair notes); empty: none
 };
 
 /// What the sweep hears after each turn (also for turns loaded from disk on resume).

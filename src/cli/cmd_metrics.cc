@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/metrics_inputs.h"
 #include "metrics/aggregate.h"
+#include "metrics/arms.h"
 #include "metrics/metrics_csv.h"
 #include "metrics/data_warnings.h"
 #include "metrics/table1.h"
@@ -58,12 +59,17 @@ exit_status run_metrics(const metrics_args& a) {
   const int limit = opt.turn_limits.empty() ? 8 : *std::max_element(opt.turn_limits.begin(), opt.turn_limits.end());
   if (auto lc = metrics::write_language_comparison(a.out, groups, limit, opt.p_values); !lc)
     return report_error(lc.err().message, exit_status::infra);
+  // Supervision arms (docs/supervision.md): arms.csv, arms_fast_p.csv, table4.md, and the Table-4 view below Table 1.
+  auto arms = metrics::compute_arm_tables(metrics::group_by_arm(loaded.records), opt);
+  if (auto w = metrics::write_arm_files(a.out, arms, opt.turn_limits); !w) return report_error(w.err().message, exit_status::infra);
   auto counts = metrics::count_records(loaded.records);
   std::fputs(table.c_str(), stdout);
+  if (metrics::has_supervision_arms(loaded.records))
+    std::fputs(("\n" + metrics::render_table4_markdown(arms, opt.turn_limits)).c_str(), stdout);
   std::fprintf(stderr, "ptxbench: %s\n",
                fmt::format("{} turns in {} runs ({} infra-error turns excluded); wrote {}/turns.csv, turns.json, "
                            "turn_rates.csv, trajectory_rates.csv, best_speedup.csv, fast_p.csv, language_comparison.csv, "
-                           "warnings.csv, table1.md, metrics.json",
+                           "warnings.csv, table1.md, arms.csv, arms_fast_p.csv, table4.md, metrics.json",
                            counts.turns, groups.size(), counts.infra_errors, a.out)
                    .c_str());
   if (auto summary = warnings_summary(loaded, a.out + "/warnings.csv, table1.md and metrics.json"); !summary.empty())

@@ -12,6 +12,10 @@
 #include "agent/sweep.h"
 #include "cli/agent_setup.h"
 #include "cli/commands.h"
+#include "cli/run_supervision_options.h"
+#include "eval/pipeline.h"
+#include "prompts/prompt_renderer.h"
+#include "prompts/variant_manifest.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -25,6 +29,7 @@ struct run_args {
   int64_t context_budget = 0;
   uint64_t seed = 0;
   bool cpu_only = false, dry_run = false, quiet = false, stream = false;
+  supervision_args supervision;
 };
 
 // The command that resumes this run, recorded in plan.json.
@@ -47,6 +52,8 @@ std::vector<std::string> canonical_argv(const run_args& a) {
   if (!a.models_file.empty()) argv.insert(argv.end(), {"--models-file", a.models_file});
   if (a.evaluator != "pipeline") argv.insert(argv.end(), {"--evaluator", a.evaluator});
   if (a.stream) argv.push_back("--stream");
+  auto sup = supervision_argv(a.supervision);
+  argv.insert(argv.end(), sup.begin(), sup.end());
   return argv;
 }
 
@@ -112,6 +119,10 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   if (!packs) return report_error(packs.err().message, exit_status::usage);
   s.prompts = packs->first;
   s.resolve_variant = packs->second;
+  auto sup = load_supervision(a.supervision, *tasks);
+  if (!sup) return report_error(sup.err().message, exit_status::usage);
+  if (auto st = apply_supervision(std::make_shared<const supervision::run_supervision>(std::move(*sup)), &*tasks, o, s); !st)
+    return report_error(st.err().message, exit_status::usage);
   if (a.dry_run) {
     auto variants = agent::resolve_task_variants(o, s);
     if (!variants) return report_error(variants.err().message, exit_status::usage);
@@ -187,6 +198,7 @@ void add_run_command(CLI::App& app, context& ctx) {
   cmd->add_option("--seed", args->seed, "base seed; each trajectory's seed derives from it")->capture_default_str();
   cmd->add_flag("--dry-run", args->dry_run, "print the plan and exit");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
+  add_supervision_options(cmd, args->supervision);
   // Test-only switches (docs/agent.md, "Testing"): a fake evaluator that makes verdicts up from markers.
   cmd->add_option("--evaluator", args->evaluator, "pipeline, or fake (tests only)")->group("");
   cmd->add_option("--fake-eval-delay-ms", args->fake_delay_ms, "fake evaluator: milliseconds per evaluation")->group("");

@@ -18,6 +18,7 @@ const std::vector<command>& all_commands() {
        add_fixit_command},
       {"kernelgen", "KernelGen data: a teacher's correct kernels with a second teacher's rationale", add_kernelgen_command},
       {"sft", "SFT rows for train/ (Fixit or KernelGen), and the paper's dataset recipes s0-s6", add_sft_command},
+      {"notes", "repair notes for the supervision arms: collect from Fixit pairs, check, schema", add_notes_command},
   };
   return table;
 }

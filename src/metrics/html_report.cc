@@ -109,6 +109,7 @@ std::string render_html_report(const loaded_inputs& in, const report_options& op
   h += report_detail::table1_section(groups, opt) + "\n";
   h += report_detail::curves_section(groups, opt) + "\n";
   h += report_detail::language_section(groups, opt) + "\n";
+  h += report_detail::arms_section(in.records, opt) + "\n";  // empty without supervision arms
   h += report_detail::labels_section(groups) + "\n";
   h += report_detail::strips_section(groups, in.runs, opt) + "\n";
   return h + k_tail;

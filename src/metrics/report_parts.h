@@ -50,6 +50,9 @@ std::string curves_section(const std::vector<turn_group>& groups, const report_o
 /// Returns the <section> comparing CUDA-PTX and Triton per task and model (the paper's Fig. 3), or a
 /// note that the inputs hold no Triton run.
 std::string language_section(const std::vector<turn_group>& groups, const report_options& opt);
+/// Returns the <section> with the supervision arms side by side (Table 4 view) and Fast_p / Fast^Inst_p
+/// per arm; "" when every record ran under the base arm (report_arms.cc).
+std::string arms_section(const std::vector<turn_record>& records, const report_options& opt);
 /// Returns the <section> with one stacked bar chart of turn labels per turn index per (model, arch).
 std::string labels_section(const std::vector<turn_group>& groups);
 /// Returns the <section> with a turn strip per trajectory; cells link to the turn's texts when `runs`

@@ -65,6 +65,8 @@ turn_record read_meta(const ordered_json& j, const std::string& exp_dir, json_er
   base.language = get_string(p, "language", path, errs, false).value_or("cuda");
   turn_limit = static_cast<int>(get_int(p, "turn_limit", path, errs).value_or(0));
   get_int(p, "trajectory_index", path, errs);
+  if (p.contains("supervision") && !p["supervision"].is_null() && expect_object(p["supervision"], json_child(path, "supervision"), errs))
+    base.arm = get_string(p["supervision"], "arm", json_child(path, "supervision"), errs).value_or("base");
   base.exp_dir = exp_dir;
   return base;
 }

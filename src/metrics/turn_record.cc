@@ -68,13 +68,13 @@ std::string records_to_csv(const std::vector<turn_record>& records) {
   csv_builder csv({"model", "target", "arch", "language", "definition", "exp_dir", "variant", "trajectory", "turn", "label",
                    "source_label", "correct", "target_correct", "speedup", "target_verdict", "arch_tag",
                    "static_counts", "dynamic_counts", "reasoning_tokens", "completion_tokens", "latency_s",
-                   "cost_usd", "coverage"});
+                   "cost_usd", "coverage", "arm"});
   for (const auto& r : records) {
     csv.cell(r.model).cell(r.target).cell(r.arch).cell(r.language).cell(r.definition).cell(r.exp_dir).cell(r.variant);
     csv.cell(r.trajectory).cell(r.turn).cell(outcome_name(r.label)).cell(r.source_label).cell(r.correct());
     csv.cell(r.target_correct).cell(r.speedup).cell(r.target_verdict).cell(r.arch_tag);
     csv.cell(counts_text(r.static_counts)).cell(counts_text(r.dynamic_counts));
-    csv.cell(r.reasoning_tokens).cell(r.completion_tokens).cell(r.latency_s).cell(r.cost_usd).cell(r.coverage).end_row();
+    csv.cell(r.reasoning_tokens).cell(r.completion_tokens).cell(r.latency_s).cell(r.cost_usd).cell(r.coverage).cell(r.arm).end_row();
   }
   return csv.text();
 }
@@ -114,6 +114,7 @@ std::string records_to_json_text(const std::vector<turn_record>& records) {
     put_number(out, "latency_s", r.latency_s);
     put_number(out, "cost_usd", r.cost_usd);
     put_number(out, "coverage", r.coverage);
+    put_text(out, "arm", r.arm);
     out += i + 1 < records.size() ? "},\n" : "}\n";
   }
   return out + "]\n";

@@ -28,6 +28,9 @@ struct turn_record {
   std::string definition;      ///< the task (FlashInfer definition name)
   std::string exp_dir;         ///< the run: our run directory, or upstream's exp_dir
   std::string variant;         ///< prompt variant; empty when the source does not say
+  /// Prompt-time supervision arm (docs/supervision.md): "base", "guidance:<sha256 prefix>", "notes",
+  /// "notes+kernel"; ours from info.ptxbench.supervision.arm, "base" without it and for upstream rows.
+  std::string arm = "base";
   std::string trajectory;      ///< unique within exp_dir
   int turn = 0;                ///< 0-based; infra-error retries repeat the turn number
   eval_outcome label = eval_outcome::other_error;  ///< how it ended, read from structured results

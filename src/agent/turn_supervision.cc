@@ -1,0 +1,46 @@
+#include "agent/turn_supervision.h"
+
+#include <fmt/format.h>
+
+namespace ptxbench::agent {
+namespace {
+
+std::string first_difference(const ordered_json& have, const ordered_json& want, const std::string& path) {
+  if (have == want) return "";
+  if (have.is_object() && want.is_object()) {
+    for (const auto& [key, value] : want.items()) {
+      ordered_json other = have.contains(key) ? have[key] : ordered_json(nullptr);
+      if (auto d = first_difference(other, value, path + "." + key); !d.empty()) return d;
+    }
+    for (const auto& [key, value] : have.items())
+      if (!want.contains(key)) return first_difference(value, nullptr, path + "." + key);
+    return "";
+  }
+  std::string a = have.dump(), b = want.dump();
+  constexpr std::size_t k_max = 80;
+  if (a.size() > k_max) a = a.substr(0, k_max) + "…";
+  if (b.size() > k_max) b = b.substr(0, k_max) + "…";
+  return fmt::format("{} is {} in the file but {} now", path, a, b);
+}
+
+}  // namespace
+
+std::string supervision_mismatch(const ordered_json& have, const ordered_json& want) {
+  if (have.is_null() && want.is_null()) return "";
+  if (have.is_null())
+    return fmt::format("the file was written without supervision but this run uses arm '{}'",
+                       want.is_object() ? want.value("arm", "?") : "?");
+  if (want.is_null())
+    return fmt::format("the file was written under supervision arm '{}' but this run uses none",
+                       have.is_object() ? have.value("arm", "?") : "?");
+  // The arm is derived from the rest: name the file or setting that differs, when one does.
+  if (have.is_object() && want.is_object()) {
+    ordered_json a = have, b = want;
+    a.erase("arm");
+    b.erase("arm");
+    if (auto d = first_difference(a, b, "supervision"); !d.empty()) return d;
+  }
+  return first_difference(have, want, "supervision");
+}
+
+}  // namespace ptxbench::agent
