@@ -11,6 +11,8 @@
 #   bench/h200_evidence.sh probe       the cuDNN probe: each graph variant and engine, both libcudnn
 #   bench/h200_evidence.sh agent       the replay agent over the GEMM task (issue 6); the CPU test
 #                                      binary's tests that need cuobjdump or a GPU
+#   bench/h200_evidence.sh triton      the Triton examples and the replayed Triton trajectory (issue 16),
+#                                      all four parts of bench/triton_h200.sh (~15 min)
 #   bench/h200_evidence.sh gqa         the GQA tasks (issue 17): cuDNN vs the fp32 reference with both
 #                                      libcudnn, the GQA examples, our baseline vs PyTorch
 set -uo pipefail
@@ -25,6 +27,13 @@ header() {
 cut_lines() { awk '{ if (length($0) > 2000) print substr($0, 1, 2000) " ...[cut]"; else print }'; }
 
 case "$part" in
+triton)
+  # The Triton track (issue 16): every example of examples/triton, failures each followed by a good
+  # kernel, the replayed Triton trajectory; results in bench/results/h200/triton/<part>/
+  # (bench/triton_h200.sh; each part ends within 4 minutes).
+  header
+  timeout 1000 bash bench/triton_h200.sh all
+  ;;
 gemm)
   header
   timeout 480 bash bench/gemm_h200.sh
@@ -83,7 +92,7 @@ gqa)
   timeout 250 bash bench/gqa_h200.sh
   ;;
 *)
-  echo "usage: $0 gemm|attention|probe|agent|gqa" >&2
+  echo "usage: $0 gemm|attention|probe|agent|gqa|triton" >&2
   exit 2
   ;;
 esac

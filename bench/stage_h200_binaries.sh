@@ -13,7 +13,7 @@ rm -rf .carry/bin && mkdir -p .carry/bin
 for b in ptxbench ptxbench-harness ptxbench-runner libptxbench_baseline.so \
          ptxbench_prompts_tests ptxbench_sass_tests ptxbench_agent_tests ptxbench_sandbox_tests \
          ptxbench_gpu_attention_tests ptxbench_gpu_pack_tests ptxbench_gpu_harness_tests ptxbench-attention-probe \
-         ptxbench-sandbox-probe libptxbench_sandbox_probe_candidate.so; do
+         ptxbench-sandbox-probe libptxbench_sandbox_probe_candidate.so libptxbench_runner_py.so; do
   strip -o ".carry/bin/$b" "build/bin/$b"
 done
 # Ubuntu 24.04 has neither libcpp-httplib 0.11 nor Debian 12's libpq (built against libldap 2.5).

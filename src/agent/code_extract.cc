@@ -97,18 +97,32 @@ std::vector<block> find_blocks(const std::string& text) {
   return blocks;
 }
 
-bool has_kernel(const std::string& code) { return code.find("__global__") != std::string::npos; }
-bool is_valid(const std::string& code) { return has_kernel(code) && code.find("PTXBENCH_EXPORT") != std::string::npos; }
+bool is_triton(const std::string& language) { return language == "triton"; }
 
-bool accepted(const block& b) {
-  static const std::set<std::string> tags = {"cpp", "c++", "cuda", "cu", "cxx", "cuh"};
-  if (tags.count(b.tag)) return true;
-  return b.tag.empty() && has_kernel(b.body);
+bool has_kernel(const std::string& code, const std::string& language) {
+  return code.find(is_triton(language) ? "@triton.jit" : "__global__") != std::string::npos;
+}
+
+// A top-level `def run(` (at the start of a line): the entry the Triton runner calls.
+bool has_python_entry(const std::string& code) {
+  return code.rfind("def run(", 0) == 0 || code.find("\ndef run(") != std::string::npos;
+}
+
+bool is_valid(const std::string& code, const std::string& language) {
+  if (is_triton(language)) return has_kernel(code, language) && has_python_entry(code);
+  return has_kernel(code, language) && code.find("PTXBENCH_EXPORT") != std::string::npos;
+}
+
+bool accepted(const block& b, const std::string& language) {
+  static const std::set<std::string> cuda_tags = {"cpp", "c++", "cuda", "cu", "cxx", "cuh"};
+  static const std::set<std::string> python_tags = {"python", "py", "python3", "triton"};
+  if ((is_triton(language) ? python_tags : cuda_tags).count(b.tag)) return true;
+  return b.tag.empty() && has_kernel(b.body, language);
 }
 
 }  // namespace
 
-extraction extract_kernel(const std::string& reply, std::size_t max_code_bytes) {
+extraction extract_kernel(const std::string& reply, std::size_t max_code_bytes, const std::string& language) {
   extraction out;
   std::string text = strip_think(reply);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -122,17 +136,20 @@ extraction extract_kernel(const std::string& reply, std::size_t max_code_bytes) 
   }
   int chosen = -1;
   for (int i = static_cast<int>(blocks.size()) - 1; i >= 0 && chosen < 0; --i)
-    if (accepted(blocks[i]) && is_valid(blocks[i].body)) chosen = i;
+    if (accepted(blocks[i], language) && is_valid(blocks[i].body, language)) chosen = i;
   for (int i = static_cast<int>(blocks.size()) - 1; i >= 0 && chosen < 0; --i)
-    if (accepted(blocks[i]) && blocks[i].body.find_first_not_of(" \t\r\n") != std::string::npos) chosen = i;
+    if (accepted(blocks[i], language) && blocks[i].body.find_first_not_of(" \t\r\n") != std::string::npos) chosen = i;
   if (chosen < 0) {
     std::set<std::string> seen;
     for (const auto& b : blocks) seen.insert(b.tag.empty() ? "untagged" : b.tag);
     std::string list;
     for (const auto& t : seen) list += (list.empty() ? "" : ", ") + t;
-    out.problem = fmt::format(
-        "found {} code block(s) ({}), but none is tagged cpp, cuda, cu or c++ or contains a __global__ kernel",
-        blocks.size(), list);
+    out.problem = is_triton(language)
+                      ? fmt::format("found {} code block(s) ({}), but none is tagged python or contains a @triton.jit kernel",
+                                    blocks.size(), list)
+                      : fmt::format(
+                            "found {} code block(s) ({}), but none is tagged cpp, cuda, cu or c++ or contains a __global__ kernel",
+                            blocks.size(), list);
     return out;
   }
   const block& b = blocks[chosen];
@@ -145,7 +162,7 @@ extraction extract_kernel(const std::string& reply, std::size_t max_code_bytes) 
   code.fence_tag = b.tag;
   code.block_index = chosen;
   code.blocks_found = static_cast<int>(blocks.size());
-  code.valid = is_valid(b.body);
+  code.valid = is_valid(b.body, language);
   code.unterminated = !b.closed;
   out.code = std::move(code);
   return out;

@@ -23,10 +23,14 @@ struct extraction {
   std::string problem;  ///< why nothing was taken, one line, when !code
 };
 
-/// Extracts the kernel source from a reply. `<think>…</think>` regions are ignored. Accepted fences:
-/// ``` or ~~~ tagged cpp, c++, cuda, cu, cxx or cuh, or untagged when the block contains __global__.
-/// When no block is valid, the last accepted block is taken anyway (valid = false) so the build
-/// can tell the model what is missing. Blocks over max_code_bytes are refused with a reason.
-extraction extract_kernel(const std::string& reply, std::size_t max_code_bytes = 512u << 10);
+/// Extracts the kernel source from a reply. `<think>…</think>` regions are ignored. Accepted fences
+/// for language "cuda": ``` or ~~~ tagged cpp, c++, cuda, cu, cxx or cuh, or untagged when the block
+/// contains __global__; valid = PTXBENCH_EXPORT and a __global__ kernel. For language "triton":
+/// tagged python, py, python3 or triton, or untagged when the block contains @triton.jit; valid =
+/// a @triton.jit function and a top-level `def run(`. When no block is valid, the last accepted
+/// block is taken anyway (valid = false) so the build can tell the model what is missing. Blocks
+/// over max_code_bytes are refused with a reason.
+extraction extract_kernel(const std::string& reply, std::size_t max_code_bytes = 512u << 10,
+                          const std::string& language = "cuda");
 
 }  // namespace ptxbench::agent

@@ -115,7 +115,7 @@ std::string deferred_stages(const verdict& v) {
   return fmt::format("\nNot run here: {}{}", names, why.empty() ? "" : " (" + why + ")");
 }
 
-std::string gate_feedback(const verdict& v) {
+std::string gate_feedback(const verdict& v, const std::string& language) {
   std::string s =
       "ERROR: Your kernel was rejected before it could run: it uses library calls or loading tricks instead of a "
       "hand-written kernel.";
@@ -129,8 +129,11 @@ std::string gate_feedback(const verdict& v) {
   if (v.gate_findings.size() > k_max_findings)
     s += fmt::format("\n  (and {} more)", v.gate_findings.size() - k_max_findings);
   if (v.gate_findings.empty() && !v.decided.message.empty()) s += "\n  " + v.decided.message;
-  s += "\nPlease implement the kernel using CUDA directly — cuBLAS, cuBLASLt, cuDNN, dynamic loading and other "
-       "library shortcuts are not allowed.";
+  s += language == "triton"
+           ? "\nPlease do the computation in your own @triton.jit kernels — host code may only allocate, view, copy "
+             "and query tensors; torch compute, vendor libraries and dynamic tricks are not allowed."
+           : "\nPlease implement the kernel using CUDA directly — cuBLAS, cuBLASLt, cuDNN, dynamic loading and other "
+             "library shortcuts are not allowed.";
   return s;
 }
 
@@ -171,8 +174,9 @@ turn_assessment assess_verdict(const verdict& v, double target_speedup) {
   return a;
 }
 
-std::string verdict_feedback(const verdict& v, const turn_assessment& a, const task& t, double target_speedup) {
-  if (a.event == turn_event::gate_rejected) return gate_feedback(v);
+std::string verdict_feedback(const verdict& v, const turn_assessment& a, const task& t, double target_speedup,
+                             const std::string& language) {
+  if (a.event == turn_event::gate_rejected) return gate_feedback(v, language);
   std::string axes = axes_text(v, t);
   if (a.label == eval_outcome::built) {
     std::string s = "Build results (the GPU stages did not run):\n";
@@ -230,7 +234,12 @@ std::string verdict_feedback(const verdict& v, const turn_assessment& a, const t
   return s;
 }
 
-std::string no_code_feedback(const std::string& problem) {
+std::string no_code_feedback(const std::string& problem, const std::string& language) {
+  if (language == "triton")
+    return fmt::format(
+        "Could not extract a kernel from your response: {}. Please provide your complete kernel.py (the @triton.jit "
+        "kernels and the host `run` function) in a single ```python code block.",
+        problem);
   return fmt::format(
       "Could not extract a kernel from your response: {}. Please provide your complete CUDA source (the kernels and "
       "the host `run` function exported with PTXBENCH_EXPORT) in a single ```cuda code block.",

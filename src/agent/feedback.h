@@ -36,10 +36,11 @@ bool is_infra_verdict(const verdict& v);
 turn_assessment assess_verdict(const verdict& v, double target_speedup);
 
 /// The <output> text for an evaluated candidate.
-std::string verdict_feedback(const verdict& v, const turn_assessment& a, const task& t, double target_speedup);
+std::string verdict_feedback(const verdict& v, const turn_assessment& a, const task& t, double target_speedup,
+                             const std::string& language = "cuda");
 
 /// The <output> text when no kernel could be taken from the reply; `problem` says why.
-std::string no_code_feedback(const std::string& problem);
+std::string no_code_feedback(const std::string& problem, const std::string& language = "cuda");
 
 /// The observation message: "<returncode>RC</returncode>\n<output>\nTEXT</output>" (upstream's template).
 std::string observation_message(int returncode, const std::string& text);

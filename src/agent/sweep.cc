@@ -44,10 +44,10 @@ uint64_t derive_seed(uint64_t base, const std::string& task, const std::string& 
 }
 
 // The fields whose change would make the existing trajectories answer a different question.
-constexpr std::array<const char*, 10> k_plan_keys = {"model",        "target",         "turns",
-                                                     "target_speedup", "history_policy", "context_budget_tokens",
-                                                     "run_on_gpu",   "evaluator",      "supervision",
-                                                     "plan"};
+constexpr std::array<const char*, 11> k_plan_keys = {"model",        "target",         "language",
+                                                     "turns",        "target_speedup", "history_policy",
+                                                     "context_budget_tokens", "run_on_gpu", "evaluator",
+                                                     "supervision",  "plan"};
 
 std::string auth_message(const model_spec& m, const std::string& detail) {
   if (m.api_key_env.empty())
@@ -122,6 +122,7 @@ ordered_json plan_json(const sweep_options& o, const std::vector<plan_item>& pla
           {"model", m.name},
           {"model_config", to_json(m)},
           {"target", o.target},
+          {"language", o.language},
           {"arch", arch},
           {"tasks", o.tasks},
           {"variants", o.variants},
@@ -140,6 +141,7 @@ ordered_json plan_json(const sweep_options& o, const std::vector<plan_item>& pla
 status check_plan_compatible(const ordered_json& existing, const ordered_json& wanted) {
   for (const char* key : k_plan_keys) {
     ordered_json have = existing.contains(key) ? existing[key] : ordered_json(nullptr);
+    if (std::string(key) == "language" && have.is_null()) have = "cuda";  // plans from before --language
     if (have == wanted[key]) continue;
     if (std::string(key) == "plan")
       return make_error("the planned trajectories differ (tasks, variants, --trajectories or --seed changed)");
@@ -265,6 +267,7 @@ result<sweep_outcome> run_plan(const sweep_options& o, sweep_services& s, const 
       spec.t = s.tasks->find_task(item.task);
       spec.target = target;
       spec.variant = item.variant;
+      spec.language = o.language;
       spec.index = item.trajectory_index;
       spec.turn_limit = o.turns;
       spec.target_speedup = o.target_speedup;

@@ -42,6 +42,7 @@ struct sweep_options {
   std::filesystem::path out_dir;
   std::vector<std::string> tasks;
   std::string target = "h200";
+  std::string language = "cuda";      ///< the candidates' language: "cuda" or "triton" (--language)
   std::vector<std::string> variants;  ///< names or indices within each task's family ("0" = first)
   int trajectories = 4;
   int turns = 8;

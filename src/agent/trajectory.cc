@@ -45,6 +45,7 @@ trajectory trajectory::start(const trajectory_meta& meta, ordered_json config, c
                            {"target_speedup", meta.target_speedup},
                            {"history_policy", meta.history_policy},
                            {"seed", meta.seed},
+                           {"language", meta.language},
                            {"dropped_pairs", ordered_json::array()},
                            {"interruptions", ordered_json::array()}};
   d["messages"] = ordered_json::array();
@@ -105,6 +106,7 @@ trajectory_meta trajectory::meta() const {
   m.target_speedup = p.value("target_speedup", 0.0);
   m.history_policy = p.value("history_policy", "full");
   m.seed = p.value("seed", uint64_t{0});
+  m.language = p.value("language", "cuda");
   return m;
 }
 

@@ -26,6 +26,7 @@ struct trajectory_meta {
   double target_speedup = 1.2;
   std::string history_policy = "full";
   uint64_t seed = 0;
+  std::string language = "cuda";  ///< the candidates' language: "cuda" or "triton" (absent in older files: cuda)
 };
 
 /// Exit statuses. The first three end a trajectory for good; the others leave it resumable.

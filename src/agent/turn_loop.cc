@@ -109,7 +109,7 @@ class loop {
     if (!prompts) return fail_setup(prompts.err().message);
     trajectory_meta meta{m_spec.model_name, m_spec.t->name, m_spec.target->name, m_spec.target->arch, m_spec.variant,
                          m_spec.index, m_spec.turn_limit, m_spec.target_speedup, history_policy_name(m_spec.policy),
-                         m_spec.seed};
+                         m_spec.seed, m_spec.language};
     m_traj = trajectory::start(meta, agent_config(m_spec), *prompts);
     if (m_spec.supervision.active()) m_traj->set_supervision(m_spec.supervision.trajectory_record);
     if (auto saved = m_traj->save(m_spec.file); !saved) return fail_setup(saved.err().message);
@@ -169,14 +169,14 @@ class loop {
   };
 
   evaluated evaluate(const std::string& content, int k) {
-    extraction x = extract_kernel(content);
+    extraction x = extract_kernel(content, 512u << 10, m_spec.language);
     turn_evaluation e;
     e.code = &x;
     if (!x.code) {
       turn_assessment a;
       a.event = turn_event::no_code;
       a.label = eval_outcome::no_code;
-      return {supervised(feedback_message_json(k, a, no_code_feedback(x.problem), e), m_spec.supervision.turn_record), a, ""};
+      return {supervised(feedback_message_json(k, a, no_code_feedback(x.problem, m_spec.language), e), m_spec.supervision.turn_record), a, ""};
     }
     eval_request req{m_spec.t, m_spec.target, make_turn_solution(m_spec, k, x.code->code), m_spec.run_on_gpu};
     std::string infra;
@@ -199,7 +199,7 @@ class loop {
       e.verdict = &v;
       turn_assessment a = assess_verdict(v, m_spec.target_speedup);
       m_last_speedup = a.speedup;
-      std::string text = verdict_feedback(v, a, *m_spec.t, m_spec.target_speedup);
+      std::string text = verdict_feedback(v, a, *m_spec.t, m_spec.target_speedup, m_spec.language);
       ordered_json record = m_spec.supervision.turn_record;
       if (!a.all_passed && a.label != eval_outcome::built && m_spec.supervision.on_failed_turn) {
         failed_turn f{m_spec.t, m_spec.variant, m_spec.index, m_spec.file.stem().string(), k, a.label, &x.code->code, &text};

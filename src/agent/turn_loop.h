@@ -24,6 +24,7 @@ struct trajectory_spec {
   const task* t = nullptr;
   const target_info* target = nullptr;
   std::string variant;
+  std::string language = "cuda";         ///< "cuda" (kernel.cu) or "triton" (kernel.py)
   int index = 0;
   int turn_limit = 8;
   double target_speedup = 1.2;
@@ -84,7 +85,8 @@ struct loop_services {
 /// Runs (or resumes) one trajectory, writing its file after every turn. Never throws.
 trajectory_result run_trajectory(const trajectory_spec& spec, loop_services& services);
 
-/// The solution the evaluator gets for a turn's code: one kernel.cu, entry kernel.cu::run.
+/// The solution the evaluator gets for a turn's code: one kernel.cu, entry kernel.cu::run (CUDA), or
+/// one kernel.py, entry kernel.py::run, spec.language "triton" (Triton).
 solution make_turn_solution(const trajectory_spec& spec, int turn, const std::string& code);
 
 }  // namespace ptxbench::agent

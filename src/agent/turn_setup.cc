@@ -22,6 +22,7 @@ std::string meta_mismatch(const trajectory_meta& have, const trajectory_spec& wa
   };
   for (auto m : {differs("model", have.model, want.model_name), differs("task", have.task, want.t->name),
                  differs("target", have.target, want.target->name), differs("variant", have.variant, want.variant),
+                 differs("language", have.language, want.language),
                  differs("history policy", have.history_policy, history_policy_name(want.policy))})
     if (!m.empty()) return m;
   if (have.trajectory_index != want.index) return "trajectory index differs";
@@ -51,10 +52,16 @@ solution make_turn_solution(const trajectory_spec& spec, int turn, const std::st
   s.name = fmt::format("{}__{}__t{}__turn{}", spec.t->name, spec.variant, spec.index, turn);
   s.definition = spec.t->name;
   s.author = spec.model_name;
-  s.spec.language = "cuda";
   s.spec.target_hardware = {spec.target->name};
-  s.spec.entry_point = "kernel.cu::run";
   s.spec.destination_passing_style = true;
+  if (spec.language == "triton") {
+    s.spec.language = "triton";
+    s.spec.entry_point = "kernel.py::run";
+    s.sources.push_back({"kernel.py", code});
+    return s;
+  }
+  s.spec.language = "cuda";
+  s.spec.entry_point = "kernel.cu::run";
   s.spec.binding = "ptxbench";
   s.sources.push_back({"kernel.cu", code});
   return s;

@@ -104,21 +104,22 @@ result<agent::evaluator_factory> evaluator_factory_for(const std::string& evalua
       "--evaluator {}: expected 'pipeline', a service URL http://HOST:PORT (or 'fake', for tests)", evaluator));
 }
 
-result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(const context& ctx, const suite* tasks) {
+result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(const context& ctx, const suite* tasks,
+                                                                              const std::string& language) {
   auto manifest = prompts::load_variant_manifest(ctx.packs_dir());
   if (!manifest) return manifest.err();
   auto shared = std::make_shared<prompts::variant_manifest>(std::move(*manifest));
   std::filesystem::path packs_dir = ctx.packs_dir();
   // The one rule `ptxbench prompt` uses too (cli/prompt_source.h), so it prints what is sent.
-  agent::prompt_builder build = [tasks, packs_dir](const task& t, const target_info& target,
-                                                   const std::string& variant) -> result<agent::prompt_pair> {
-    auto r = render_task_prompt(*tasks, t, variant, target, packs_dir);
+  agent::prompt_builder build = [tasks, packs_dir, language](const task& t, const target_info& target,
+                                                             const std::string& variant) -> result<agent::prompt_pair> {
+    auto r = render_task_prompt(*tasks, t, variant, target, packs_dir, language);
     if (!r) return r.err();
     return agent::prompt_pair{r->system, r->user};
   };
-  agent::variant_resolver resolve = [shared](const task& t, const target_info& target,
-                                             const std::string& spec) -> result<std::string> {
-    return resolve_variant_name(*shared, t, target, spec);
+  agent::variant_resolver resolve = [shared, language](const task& t, const target_info& target,
+                                                       const std::string& spec) -> result<std::string> {
+    return resolve_variant_name(*shared, t, target, spec, language);
   };
   return std::make_pair(build, resolve);
 }

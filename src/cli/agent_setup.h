@@ -43,8 +43,10 @@ result<agent::evaluator_factory> evaluator_factory_for(const std::string& evalua
 /// True for an --evaluator value that names a service (http://...).
 bool is_service_url(const std::string& evaluator);
 
-/// Prompts from the knowledge packs; "builtin-minimal" is the pack-free built-in prompt.
-result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(const context& ctx, const suite* tasks);
+/// Prompts from the knowledge packs for candidates in `language` ("cuda": the target's pack;
+/// "triton": packs/triton); "builtin-minimal" is the pack-free built-in prompt (CUDA only).
+result<std::pair<agent::prompt_builder, agent::variant_resolver>> pack_prompts(const context& ctx, const suite* tasks,
+                                                                              const std::string& language = "cuda");
 
 /// Fails when a GPU run of `target` needs a GPU this machine does not have (checked before any call).
 status check_gpu_for(const std::string& evaluator, bool run_on_gpu, const target_info* target);

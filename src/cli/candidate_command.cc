@@ -17,6 +17,7 @@
 #include "serve/remote_evaluator.h"
 #include "core/file_io.h"
 #include "eval/pipeline.h"
+#include "eval/triton_stages.h"
 #include "suite/binding.h"
 #include "suite/task.h"
 #include "verdict/verdict_json.h"
@@ -43,8 +44,9 @@ result<solution> load_candidate(const std::string& file, const suite& s, const s
     if (!sol) return sol.err();
     if (!task_name.empty() && sol->definition != task_name)
       return make_error(fmt::format("{}: solution is for '{}', not for --task {}", file, sol->definition, task_name));
-    if (sol->spec.language != "cuda" && sol->spec.language != "cpp")
-      return make_error(fmt::format("{}: language '{}' is not supported (cuda or cpp)", file, sol->spec.language));
+    if (sol->spec.language != "cuda" && sol->spec.language != "cpp" && sol->spec.language != "triton")
+      return make_error(fmt::format("{}: language '{}' is not supported (cuda, cpp or triton)", file, sol->spec.language));
+    if (eval::is_triton(*sol)) return sol;  // Python: no native binding (docs/kernel-abi.md, "Triton candidates")
     if (auto binding = binding_of(*sol); !binding) return binding.err().with_context(file);
     // nvcc builds the .cu sources; a Solution without one has nothing to build.
     if (std::none_of(sol->sources.begin(), sol->sources.end(),
@@ -54,6 +56,9 @@ result<solution> load_candidate(const std::string& file, const suite& s, const s
   }
   const task* t = s.find_task(task_name);
   const target_info* target = s.find_target(target_name);
+  // A .py file is a Triton candidate (kernel.py::run); anything else a CUDA kernel file.
+  if (fs::path(file).extension() == ".py")
+    return eval::solution_for_triton_file(fs::path(file).filename().string(), *text, *t, *target);
   return eval::solution_for_kernel_file(fs::path(file).filename().string(), *text, *t, *target);
 }
 
@@ -103,7 +108,7 @@ result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& op
 }  // namespace
 
 void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
-  cmd.add_option("kernels", opts.files, "candidate kernel .cu files or Solution .json files")
+  cmd.add_option("kernels", opts.files, "candidate kernel .cu files, Triton .py files (kernel.py::run) or Solution .json files")
       ->required()
       ->default_str("");
   cmd.add_option("--task", opts.task, "task name (see `ptxbench tasks`); optional for a Solution JSON");
@@ -141,7 +146,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
   }
   bool all_json = !opts.files.empty();
   for (const auto& f : opts.files) all_json = all_json && fs::path(f).extension() == ".json";
-  if (opts.task.empty() && !all_json) return report_error("--task is required for a .cu kernel", exit_status::usage);
+  if (opts.task.empty() && !all_json) return report_error("--task is required for a .cu or .py kernel", exit_status::usage);
   if (!opts.task.empty())
     if (auto p = resolve_evaluation(*s, opts.task, opts.target, run_on_gpu); !p)
       return report_error(p.err().message, exit_status::usage);

@@ -2,7 +2,8 @@
 // aggregates (turn and trajectory correctness rates, best speedups, Fast_p) as CSV files, and the
 // Table-1 view as markdown on stdout and in table1.md. Data warnings (unfinished or missing
 // trajectories, duplicated rows ...) go to stderr, warnings.csv, table1.md and metrics.json.
-// docs/metrics.md defines every number.
+// The CUDA-PTX vs Triton comparison goes to language_comparison.csv. docs/metrics.md defines every number.
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -56,6 +57,10 @@ exit_status run_metrics(const metrics_args& a) {
                                        metrics::render_table1_file(table, loaded.warnings, loaded.notes),
                                        meta_json(a, loaded, opt));
   if (!st) return report_error(st.err().message, exit_status::infra);
+  // The CUDA-PTX vs Triton comparison (Fig. 3) at the largest turn limit.
+  const int limit = opt.turn_limits.empty() ? 8 : *std::max_element(opt.turn_limits.begin(), opt.turn_limits.end());
+  if (auto lc = metrics::write_language_comparison(a.out, groups, limit, opt.p_values); !lc)
+    return report_error(lc.err().message, exit_status::infra);
   // Supervision arms (docs/supervision.md): arms.csv, arms_fast_p.csv, table4.md, and the Table-4 view below Table 1.
   auto arms = metrics::compute_arm_tables(metrics::group_by_arm(loaded.records), opt);
   if (auto w = metrics::write_arm_files(a.out, arms, opt.turn_limits); !w) return report_error(w.err().message, exit_status::infra);
@@ -65,8 +70,8 @@ exit_status run_metrics(const metrics_args& a) {
     std::fputs(("\n" + metrics::render_table4_markdown(arms, opt.turn_limits)).c_str(), stdout);
   std::fprintf(stderr, "ptxbench: %s\n",
                fmt::format("{} turns in {} runs ({} infra-error turns excluded); wrote {}/turns.csv, turns.json, "
-                           "turn_rates.csv, trajectory_rates.csv, best_speedup.csv, fast_p.csv, warnings.csv, "
-                           "table1.md, arms.csv, arms_fast_p.csv, table4.md, metrics.json",
+                           "turn_rates.csv, trajectory_rates.csv, best_speedup.csv, fast_p.csv, language_comparison.csv, "
+                           "warnings.csv, table1.md, arms.csv, arms_fast_p.csv, table4.md, metrics.json",
                            counts.turns, groups.size(), counts.infra_errors, a.out)
                    .c_str());
   if (auto summary = warnings_summary(loaded, a.out + "/warnings.csv, table1.md and metrics.json"); !summary.empty())

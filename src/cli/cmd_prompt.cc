@@ -21,7 +21,7 @@ namespace ptxbench::cli {
 namespace {
 
 struct prompt_options {
-  std::string task, variant = "base", target = "h200", ranks, out_dir;
+  std::string task, variant = "base", target = "h200", ranks, out_dir, language = "cuda";
   bool sizes_only = false, json = false, list = false, all = false, out_given = false;
 };
 
@@ -69,8 +69,10 @@ exit_status run_prompt(const context& ctx, const prompt_options& o) {
   }
   auto manifest = prompts::load_variant_manifest(ctx.packs_dir());
   if (!manifest) return report_error(manifest.err().message, exit_status::usage);
-  const prompts::pack_manifest* pack = manifest->find_pack(ti->pack);
-  if (!pack) return report_error("packs/variants.json has no pack '" + ti->pack + "'", exit_status::usage);
+  const prompts::pack_manifest* pack = manifest->pack_for(ti->pack, o.language);
+  if (!pack)
+    return report_error("packs/variants.json has no " + (o.language == "cuda" ? "pack '" + ti->pack + "'" : o.language + " pack"),
+                        exit_status::usage);
 
   std::vector<std::string> variants;
   if (o.list || o.all) {
@@ -88,7 +90,7 @@ exit_status run_prompt(const context& ctx, const prompt_options& o) {
     return exit_status::ok;
   }
   if (!o.all) {
-    auto name = resolve_variant_name(*manifest, *t, *ti, o.variant);
+    auto name = resolve_variant_name(*manifest, *t, *ti, o.variant, o.language);
     if (!name) return report_error(name.err().message, exit_status::usage);
     variants = {*name};
   }
@@ -106,7 +108,7 @@ exit_status run_prompt(const context& ctx, const prompt_options& o) {
   }
   ordered_json all = ordered_json::array();
   for (const auto& name : variants) {
-    auto p = render_task_prompt(*s, *t, name, *ti, ctx.packs_dir());
+    auto p = render_task_prompt(*s, *t, name, *ti, ctx.packs_dir(), o.language);
     if (!p) return report_error(p.err().message, exit_status::usage);
     const auto sizes = prompts::measure_prompt(*p, estimator);
     if (o.out_given) {
@@ -143,6 +145,8 @@ void add_prompt_command(CLI::App& app, context& ctx) {
   cmd->add_option("task", o->task, "task name (`ptxbench tasks` lists them)")->required();
   cmd->add_option("--variant", o->variant, "prompt variant: a name or an index from --list; builtin-minimal = the pack-free built-in prompt");
   cmd->add_option("--target", o->target, "target GPU from suite/targets.json");
+  cmd->add_option("--language", o->language, "the candidates' language: cuda (CUDA-PTX packs) or triton (packs/triton)")
+      ->check(CLI::IsMember({"cuda", "triton"}));
   cmd->add_flag("--list", o->list, "list the variants and ablation arms for the task's family and target");
   cmd->add_flag("--all", o->all, "render every variant and ablation arm (sizes only, unless --out or --json)");
   cmd->add_flag("--sizes", o->sizes_only, "print only the size table");

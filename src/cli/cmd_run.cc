@@ -25,7 +25,8 @@ namespace ptxbench::cli {
 namespace {
 
 struct run_args {
-  std::string model, models_file, base_url, out, target = "h200", history = "full", evaluator = "pipeline";
+  std::string model, models_file, base_url, out, target = "h200", history = "full", evaluator = "pipeline",
+              language = "cuda";
   std::string evaluator_token_file;
   std::vector<std::string> tasks, variants = {"0", "1", "2"};
   int trajectories = 4, turns = 8, parallel = 4, gpus = 1, eval_retries = 1, fake_delay_ms = 0;
@@ -49,6 +50,7 @@ std::vector<std::string> canonical_argv(const run_args& a) {
                                    "--target-speedup", fmt::format("{}", a.target_speedup), "--history", a.history,
                                    "--out", a.out};
   if (a.context_budget > 0) argv.insert(argv.end(), {"--context-budget", std::to_string(a.context_budget)});
+  if (a.language != "cuda") argv.insert(argv.end(), {"--language", a.language});
   if (a.cpu_only) argv.push_back("--cpu-only");
   if (a.seed != 0) argv.insert(argv.end(), {"--seed", std::to_string(a.seed)});
   if (!a.base_url.empty()) argv.insert(argv.end(), {"--base-url", a.base_url});
@@ -80,6 +82,7 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   agent::sweep_options o;
   o.out_dir = a.out;
   o.target = a.target;
+  o.language = a.language;
   o.variants = split_list(a.variants);
   o.trajectories = a.trajectories;
   o.turns = a.turns;
@@ -111,7 +114,7 @@ exit_status run_command(const run_args& a, const context& ctx, const std::vector
   agent::sweep_services s;
   s.tasks = &*tasks;
   s.model = &*model;
-  auto packs = pack_prompts(ctx, &*tasks);
+  auto packs = pack_prompts(ctx, &*tasks, a.language);
   if (!packs) return report_error(packs.err().message, exit_status::usage);
   s.prompts = packs->first;
   s.resolve_variant = packs->second;
@@ -185,7 +188,11 @@ void add_run_command(CLI::App& app, context& ctx) {
       ->default_str("");
   cmd->add_option("--out", args->out, "run directory (plan.json, trajectories/, summary.json); re-run to resume")
       ->required();
-  cmd->add_option("--target", args->target, "target GPU (suite/targets.json)");
+  cmd->add_option("--target", args->target, "target GPU (suite/targets.json)")->capture_default_str();
+  cmd->add_option("--language", args->language,
+                  "the language the model writes: cuda (CUDA-PTX, kernel.cu) or triton (kernel.py, packs/triton)")
+      ->check(CLI::IsMember({"cuda", "triton"}))
+      ->capture_default_str();
   cmd->add_option("--variants", args->variants,
                   "prompt variants by name or index in each task's family (packs/variants.json), comma-separated; "
                   "builtin-minimal = the pack-free built-in prompt");

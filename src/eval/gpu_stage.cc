@@ -9,6 +9,8 @@
 #include "core/build_info.h"
 #include "core/file_io.h"
 #include "core/process.h"
+#include "eval/static_stage.h"
+#include "eval/triton_stages.h"
 #include "verdict/harness_protocol.h"
 #include "verdict/stage_timer.h"
 
@@ -113,6 +115,7 @@ job_candidate make_job_candidate(const gpu_candidate& c, const target_info& targ
   job_candidate jc;
   jc.id = std::move(id);
   jc.shared_object = c.built->shared_object;
+  jc.language = c.language;
   jc.symbol = c.symbol;
   jc.required_families = target.required_families;
   jc.static_known = c.v->targets.static_counts.has_value();
@@ -146,6 +149,18 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
                           ? fmt::format("{} not found: this build has no GPU harness (build with the CUDA toolkit)",
                                         harness.string())
                           : fmt::format("harness {} not found", harness.string()));
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    if (cands[i].language != "triton" || job.triton) continue;
+    // Triton candidates run in the GPU host's python3 (with torch and Triton), through the bootstrap
+    // in src/gpu/runner_py and the helper library built beside the runner.
+    auto python = triton_python(config);
+    if (!python) return make_error("python3 not found ($PTXBENCH_PYTHON, PATH): Triton candidates run in it (with torch and Triton)");
+    triton_runtime tr{*python, config.root / "src" / "gpu" / "runner_py" / "ptxbench_triton_runner.py",
+                      harness.parent_path() / "libptxbench_runner_py.so"};
+    for (const auto& p : {tr.runner, tr.helper})
+      if (!fs::exists(p)) return make_error(fmt::format("{} not found: the Triton runner needs it", p.string()));
+    job.triton = tr;
+  }
   for (std::size_t i = 0; i < cands.size(); ++i) job.candidates.push_back(make_job_candidate(cands[i], target, std::to_string(i)));
   fs::path job_file = job.work_dir / "job.json", result_file = job.work_dir / "result.json";
   if (auto st = write_file_atomic(job_file, to_json(job).dump(2)); !st) return st.err();
@@ -172,7 +187,18 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
     }
     auto c = gpu_stage_result_from_json(results[i]);
     if (!c) return c.err();
-    apply_gpu_result(*c, env, v);
+    v.environment = env;
+    merge_into(*c, v);
+    if (v.decided.stage) mark_skipped_after(v.stages, *v.decided.stage, stage_id::dynamic_check);
+    if (cands[i].language == "triton") {
+      // Triton compiled on the GPU: the static SASS check reads the cubins of the warm-up now.
+      if (auto st = run_static_sass_on_cubins(c->jit_cubins, target, config.cuda_root, v); !st) {
+        v.decided = {eval_outcome::infra_error, std::nullopt, st.err().message, ""};
+        continue;
+      }
+      v.environment["triton_kernels"] = c->jit_kernels;
+    }
+    decide_target_verdict(v);
   }
   return ok();
 }

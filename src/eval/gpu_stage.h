@@ -17,6 +17,7 @@ struct gpu_candidate {
   const build::build_result* built = nullptr;
   std::string symbol = "run";
   verdict* v = nullptr;  ///< filled in place (its CPU stages are already there)
+  std::string language = "cuda";  ///< "triton": built->shared_object is the stored kernel.py
 };
 
 /// Runs sanitize → correctness → timing → dynamic check for built candidates of one task on the

@@ -10,6 +10,7 @@
 #include "core/file_io.h"
 #include "verdict/stage_timer.h"
 #include "eval/static_stage.h"
+#include "eval/triton_stages.h"
 
 namespace ptxbench::eval {
 namespace fs = std::filesystem;
@@ -80,6 +81,7 @@ void fill_build_summary(verdict& v, const build::build_result& b) {
 result<std::optional<build::build_result>> run_cpu_stages(const task& t, const target_info& target,
                                                           const solution& candidate, const pipeline_config& config,
                                                           verdict& v) {
+  if (is_triton(candidate)) return run_triton_cpu_stages(t, target, candidate, config, v);
   v.targets.target = target.name;
   v.targets.arch = target.arch;
   v.targets.required_families = target.required_families;

@@ -22,6 +22,7 @@ struct pipeline_config {
   std::filesystem::path root;       ///< holds suite/, include/, packs/
   std::filesystem::path cache_dir;  ///< build cache
   std::filesystem::path cuda_root;  ///< CUDA toolkit (nvcc, cuobjdump)
+  std::filesystem::path python;     ///< python3 for Triton candidates (gate, byte-compile, runner); empty: $PTXBENCH_PYTHON or PATH
   build::source_gate_config gate;
   double compile_timeout_s = 180;
   gpu_options gpu;                  ///< the GPU stages' settings (eval mode)

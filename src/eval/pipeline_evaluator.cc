@@ -5,6 +5,8 @@
 #include "eval/gpu_stage.h"
 #include "eval/pipeline.h"
 #include "eval/pipeline_halves.h"
+#include "eval/triton_stages.h"
+#include "suite/trace.h"
 
 namespace ptxbench::eval {
 namespace {
@@ -43,7 +45,9 @@ class pipeline_evaluator final : public evaluator {
       std::size_t b = a;
       std::vector<gpu_candidate> group;
       while (b < gpu.size() && requests[gpu[b].index].t == first.t && requests[gpu[b].index].target == first.target) {
-        group.push_back({&gpu[b].built, requests[gpu[b].index].candidate.entry_symbol(), &verdicts[gpu[b].index]});
+        const solution& candidate = requests[gpu[b].index].candidate;
+        group.push_back({&gpu[b].built, candidate.entry_symbol(), &verdicts[gpu[b].index],
+                         is_triton(candidate) ? "triton" : "cuda"});
         ++b;
       }
       if (auto st = run_gpu_stages(*first.t, *first.target, group, m_config); !st)

@@ -26,7 +26,7 @@ std::vector<turn_group> group_turns(const std::vector<turn_record>& records) {
   std::vector<turn_group> groups;
   std::map<group_key, std::size_t> index;
   for (const auto& r : records) {
-    group_key k{r.model, r.arch, r.definition, r.exp_dir};
+    group_key k{r.model, r.arch, r.definition, r.exp_dir, r.language};
     auto [it, inserted] = index.try_emplace(k, groups.size());
     if (inserted) groups.push_back({std::move(k), {}});
     groups[it->second].turns.push_back(r);

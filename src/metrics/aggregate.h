@@ -17,6 +17,7 @@ namespace ptxbench::metrics {
 /// One run of one model on one task: the unit of every table row.
 struct group_key {
   std::string model, arch, definition, exp_dir;
+  std::string language = "cuda";  ///< the candidates' language: "cuda" or "triton"
   auto operator<=>(const group_key&) const = default;
 };
 
@@ -25,7 +26,7 @@ struct turn_group {
   std::vector<turn_record> turns;  ///< in input order
 };
 
-/// Splits records by (model, arch, definition, exp_dir); groups come in order of first appearance.
+/// Splits records by (model, arch, language, definition, exp_dir); groups come in order of first appearance.
 std::vector<turn_group> group_turns(const std::vector<turn_record>& records);
 
 struct turn_rates {

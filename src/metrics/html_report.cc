@@ -104,10 +104,11 @@ std::string render_html_report(const loaded_inputs& in, const report_options& op
                    "Definitions: docs/metrics.md.</p>",
                    counts.turns, groups.size(), counts.infra_errors, xml_escape(opt.generated_by));
   h += sources_html(in);
-  h += "<nav><a href=\"#table1\">Table 1</a><a href=\"#curves\">Fast<sub>p</sub> and best speedup</a><a href=\"#labels\">Turn "
-       "labels</a><a href=\"#strips\">Trajectories</a></nav>\n";
+  h += "<nav><a href=\"#table1\">Table 1</a><a href=\"#curves\">Fast<sub>p</sub> and best speedup</a><a href=\"#languages\">"
+       "CUDA–PTX vs Triton</a><a href=\"#labels\">Turn labels</a><a href=\"#strips\">Trajectories</a></nav>\n";
   h += report_detail::table1_section(groups, opt) + "\n";
   h += report_detail::curves_section(groups, opt) + "\n";
+  h += report_detail::language_section(groups, opt) + "\n";
   h += report_detail::arms_section(in.records, opt) + "\n";  // empty without supervision arms
   h += report_detail::labels_section(groups) + "\n";
   h += report_detail::strips_section(groups, in.runs, opt) + "\n";

@@ -2,18 +2,19 @@
 
 #include "core/file_io.h"
 #include "core/csv.h"
+#include "metrics/language_comparison.h"
 
 namespace ptxbench::metrics {
 namespace {
 
 std::vector<std::string> key_header(std::vector<std::string> extra) {
-  std::vector<std::string> h = {"model", "arch", "definition", "exp_dir", "turn_limit"};
+  std::vector<std::string> h = {"model", "arch", "language", "definition", "exp_dir", "turn_limit"};
   h.insert(h.end(), extra.begin(), extra.end());
   return h;
 }
 
 void key_cells(csv_builder& csv, const group_key& k, int turn_limit) {
-  csv.cell(k.model).cell(k.arch).cell(k.definition).cell(k.exp_dir).cell(turn_limit);
+  csv.cell(k.model).cell(k.arch).cell(k.language).cell(k.definition).cell(k.exp_dir).cell(turn_limit);
 }
 
 }  // namespace
@@ -85,6 +86,16 @@ status write_metrics_dir(const std::filesystem::path& out_dir, const std::vector
     if (!st) return st.err();
   }
   return ok();
+}
+
+}  // namespace ptxbench::metrics
+
+namespace ptxbench::metrics {
+
+status write_language_comparison(const std::filesystem::path& out_dir, const std::vector<turn_group>& groups,
+                                 int turn_limit, const std::vector<double>& p_values) {
+  return write_file_atomic(out_dir / "language_comparison.csv",
+                           language_comparison_csv(compare_languages(groups, turn_limit, p_values)));
 }
 
 }  // namespace ptxbench::metrics

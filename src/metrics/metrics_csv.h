@@ -1,6 +1,7 @@
 #pragma once
 // The CSV files `ptxbench metrics` writes. Every table's rows are keyed by
-// model,arch,definition,exp_dir,turn_limit (fast_p.csv adds p); docs/metrics.md lists the columns.
+// model,arch,language,definition,exp_dir,turn_limit (fast_p.csv adds p); docs/metrics.md lists the
+// columns. language_comparison.csv holds the CUDA-PTX vs Triton comparison (metrics/language_comparison.h).
 
 #include <filesystem>
 #include <string>
@@ -25,5 +26,9 @@ std::string fast_p_csv(const std::vector<fast_p_row>& rows);
 status write_metrics_dir(const std::filesystem::path& out_dir, const std::vector<turn_record>& records,
                          const metrics_tables& tables, const std::vector<data_warning>& warnings,
                          const std::string& table1_markdown, const ordered_json& meta);
+
+/// Writes language_comparison.csv (metrics/language_comparison.h) into out_dir.
+status write_language_comparison(const std::filesystem::path& out_dir, const std::vector<turn_group>& groups,
+                                 int turn_limit, const std::vector<double>& p_values);
 
 }  // namespace ptxbench::metrics

@@ -84,8 +84,11 @@ std::string run_colors::color(const group_key& key) const {
 
 std::string run_name(const task_block& block, const turn_group& group) {
   auto same_model = std::count_if(block.groups.begin(), block.groups.end(),
-                                  [&](const turn_group* g) { return g->key.model == group.key.model; });
-  return same_model > 1 ? group.key.model + " · " + short_dir(group.key.exp_dir) : group.key.model;
+                                  [&](const turn_group* g) {
+                                    return g->key.model == group.key.model && g->key.language == group.key.language;
+                                  });
+  const std::string who = group.key.language == "triton" ? group.key.model + " · Triton" : group.key.model;
+  return same_model > 1 ? who + " · " + short_dir(group.key.exp_dir) : who;
 }
 
 std::string_view label_color(eval_outcome label) {

@@ -47,6 +47,9 @@ std::string banners(const loaded_inputs& in);
 std::string table1_section(const std::vector<turn_group>& groups, const report_options& opt);
 /// Returns the <section> with, per task, Fast_p and Fast^Inst_p curves and best-speedup-by-T curves.
 std::string curves_section(const std::vector<turn_group>& groups, const report_options& opt);
+/// Returns the <section> comparing CUDA-PTX and Triton per task and model (the paper's Fig. 3), or a
+/// note that the inputs hold no Triton run.
+std::string language_section(const std::vector<turn_group>& groups, const report_options& opt);
 /// Returns the <section> with the supervision arms side by side (Table 4 view) and Fast_p / Fast^Inst_p
 /// per arm; "" when every record ran under the base arm (report_arms.cc).
 std::string arms_section(const std::vector<turn_record>& records, const report_options& opt);

@@ -68,20 +68,22 @@ std::vector<table1_block> build_table1(const std::vector<turn_rate_row>& rows, c
     if (b == blocks.size()) blocks.push_back({run.key.arch, {}, {}, {}});
     index_of_or_add(blocks[b].definitions, run.key.definition);
   }
+  // A model's Triton runs are rows of their own ("Model · Triton"), next to its CUDA-PTX rows.
+  auto who = [](const group_key& k) { return k.language == "triton" ? k.model + " · Triton" : k.model; };
   for (auto& block : blocks) {
     std::map<std::tuple<std::string, std::string>, int> runs_seen;  // (model, definition) -> runs so far
     std::map<std::string, std::vector<std::string>> notes;          // model -> run descriptions
     for (const auto& run : runs) {
       if (run.key.arch != block.arch) continue;
-      int n = runs_seen[{run.key.model, run.key.definition}]++;
+      int n = runs_seen[{who(run.key), run.key.definition}]++;
       auto row_it = std::find_if(block.rows.begin(), block.rows.end(),
-                                 [&](const table1_row& r) { return r.model == run.key.model && r.run == n; });
+                                 [&](const table1_row& r) { return r.model == who(run.key) && r.run == n; });
       if (row_it == block.rows.end()) {
-        table1_row row{run.key.model, n, n == 0 ? run.key.model : fmt::format("{} (run {})", run.key.model, n + 1),
+        table1_row row{who(run.key), n, n == 0 ? who(run.key) : fmt::format("{} (run {})", who(run.key), n + 1),
                        std::vector<table1_cell>(block.definitions.size())};
         // Keep a model's extra runs right below its first row.
         auto after = std::find_if(block.rows.rbegin(), block.rows.rend(),
-                                  [&](const table1_row& r) { return r.model == run.key.model; });
+                                  [&](const table1_row& r) { return r.model == who(run.key); });
         row_it = block.rows.insert(after == block.rows.rend() ? block.rows.end() : after.base(), std::move(row));
       }
       std::size_t col = index_of_or_add(block.definitions, run.key.definition);
@@ -89,7 +91,7 @@ std::vector<table1_block> build_table1(const std::vector<turn_rate_row>& rows, c
                             min_coverage ? fmt::format("[cov≥{:g}%: {}]", *min_coverage * 100, join_rates(run.coverage))
                                          : std::string(),
                             run.key.exp_dir};
-      notes[run.key.model].push_back(fmt::format("{} run {} = {}", run.key.definition, n + 1, short_dir(run.key.exp_dir)));
+      notes[who(run.key)].push_back(fmt::format("{} run {} = {}", run.key.definition, n + 1, short_dir(run.key.exp_dir)));
     }
     for (const auto& row : block.rows)
       if (row.run > 0 && notes.count(row.model)) {

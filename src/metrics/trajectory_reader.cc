@@ -62,6 +62,7 @@ turn_record read_meta(const ordered_json& j, const std::string& exp_dir, json_er
   base.target = get_string(p, "target", path, errs).value_or("");
   base.arch = get_string(p, "arch", path, errs).value_or("");
   base.variant = get_string(p, "variant", path, errs, true, false).value_or("");
+  base.language = get_string(p, "language", path, errs, false).value_or("cuda");
   turn_limit = static_cast<int>(get_int(p, "turn_limit", path, errs).value_or(0));
   get_int(p, "trajectory_index", path, errs);
   if (p.contains("supervision") && !p["supervision"].is_null() && expect_object(p["supervision"], json_child(path, "supervision"), errs))

@@ -65,12 +65,12 @@ void put_counts(std::string& out, std::string_view key, const std::optional<fami
 }  // namespace
 
 std::string records_to_csv(const std::vector<turn_record>& records) {
-  csv_builder csv({"model", "target", "arch", "definition", "exp_dir", "variant", "trajectory", "turn", "label",
+  csv_builder csv({"model", "target", "arch", "language", "definition", "exp_dir", "variant", "trajectory", "turn", "label",
                    "source_label", "correct", "target_correct", "speedup", "target_verdict", "arch_tag",
                    "static_counts", "dynamic_counts", "reasoning_tokens", "completion_tokens", "latency_s",
                    "cost_usd", "coverage", "arm"});
   for (const auto& r : records) {
-    csv.cell(r.model).cell(r.target).cell(r.arch).cell(r.definition).cell(r.exp_dir).cell(r.variant);
+    csv.cell(r.model).cell(r.target).cell(r.arch).cell(r.language).cell(r.definition).cell(r.exp_dir).cell(r.variant);
     csv.cell(r.trajectory).cell(r.turn).cell(outcome_name(r.label)).cell(r.source_label).cell(r.correct());
     csv.cell(r.target_correct).cell(r.speedup).cell(r.target_verdict).cell(r.arch_tag);
     csv.cell(counts_text(r.static_counts)).cell(counts_text(r.dynamic_counts));
@@ -92,6 +92,7 @@ std::string records_to_json_text(const std::vector<turn_record>& records) {
     put_text(out, "model", r.model);
     put_text(out, "target", r.target, true);
     put_text(out, "arch", r.arch);
+    put_text(out, "language", r.language);
     put_text(out, "definition", r.definition);
     put_text(out, "exp_dir", r.exp_dir);
     put_text(out, "variant", r.variant, true);

@@ -21,6 +21,10 @@ struct turn_record {
   std::string model;
   std::string target;          ///< "h200", "b200"; empty for upstream rows (only the family is known)
   std::string arch;            ///< ours: "sm_90a"; upstream: "hopper" | "blackwell"
+  /// The candidates' language: "cuda" (CUDA-PTX) or "triton". Ours: info.ptxbench.language of the
+  /// trajectory (files from before it existed are CUDA); upstream: "triton" when the run folder's
+  /// name says so (its Triton runs are named triton-*), else "cuda".
+  std::string language = "cuda";
   std::string definition;      ///< the task (FlashInfer definition name)
   std::string exp_dir;         ///< the run: our run directory, or upstream's exp_dir
   std::string variant;         ///< prompt variant; empty when the source does not say

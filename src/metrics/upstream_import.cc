@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <set>
@@ -73,6 +74,14 @@ std::string upstream_variant(std::string_view trajectory_id, int block) {
   return fmt::format("exp_{:03}-{:03}", first, first + block - 1);
 }
 
+// Upstream names its Triton runs triton-* (its prompt tags triton-hopper-..., its run folders);
+// the per-turn export has no language column, so the run folder's name is the only evidence.
+static std::string upstream_language(const std::string& exp_dir) {
+  std::string lower = exp_dir;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower.find("triton") != std::string::npos ? "triton" : "cuda";
+}
+
 result<upstream_turns> import_upstream_turns(const csv_table& t, const upstream_options& options) {
   auto cols = find_columns(t);
   if (!cols) return cols.err();
@@ -106,6 +115,7 @@ result<upstream_turns> import_upstream_turns(const csv_table& t, const upstream_
     r.arch = t.at(row, c.arch);
     r.definition = t.at(row, c.definition);
     r.exp_dir = t.at(row, c.exp_dir);
+    r.language = upstream_language(r.exp_dir);
     r.trajectory = t.at(row, c.trajectory_id);
     r.variant = upstream_variant(r.trajectory, options.variant_block);
     auto turn = parse_number<int>(t.at(row, c.turn));

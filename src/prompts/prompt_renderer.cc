@@ -142,16 +142,36 @@ std::string abi_signature(const definition& d) {
   return fmt::format("void run({}cudaStream_t stream);\nPTXBENCH_EXPORT(run{})", params, dtypes);
 }
 
+std::string python_signature(const definition& d) {
+  std::string params, notes;
+  auto add = [&](const tensor_spec& t, bool output) {
+    params += (params.empty() ? "" : ", ") + t.name + ": torch.Tensor";
+    std::string shape;
+    if (t.shape)
+      for (const auto& a : *t.shape) shape += (shape.empty() ? "" : ", ") + a;
+    notes += fmt::format("\n    # {}: {} [{}] {}{}", output ? "output" : "input", t.name, shape, dtype_name(t.type),
+                         output ? " (write every element)" : "");
+  };
+  for (const auto& t : d.inputs) add(t, false);
+  for (const auto& t : d.outputs) add(t, true);
+  return fmt::format("def run({}) -> None:{}", params, notes);
+}
+
 result<rendered_prompt> render_prompt(const suite& s, const task& t, const std::string& variant,
-                                      const target_info& target, const std::filesystem::path& packs_dir) {
+                                      const target_info& target, const std::filesystem::path& packs_dir,
+                                      const std::string& language) {
   if (!s.find_target(target.name)) return make_error("target '" + target.name + "' is not in suite/targets.json");
   bool targeted = false;
   for (const auto& name : t.targets) targeted = targeted || name == target.name;
   if (!targeted) return make_error("task '" + t.name + "' does not target '" + target.name + "'");
   auto manifest = load_variant_manifest(packs_dir);
   if (!manifest) return manifest.err();
-  const pack_manifest* pack = manifest->find_pack(target.pack);
-  if (!pack) return make_error("packs/variants.json has no pack '" + target.pack + "' (target " + target.name + ")");
+  const bool triton = language == "triton";
+  if (language != "cuda" && !triton) return make_error("unknown candidate language '" + language + "' (cuda or triton)");
+  const pack_manifest* pack = manifest->pack_for(target.pack, language);
+  if (!pack)
+    return make_error(triton ? std::string("packs/variants.json has no pack with \"language\": \"triton\"")
+                             : "packs/variants.json has no pack '" + target.pack + "' (target " + target.name + ")");
   auto v = find_variant(*pack, t.problem, variant);
   if (!v) return v.err();
   auto refs = expand_parts(*pack, v->parts);
@@ -167,11 +187,13 @@ result<rendered_prompt> render_prompt(const suite& s, const task& t, const std::
     reference += (reference.empty() ? "" : "\n") + part.text;
     ref_parts.push_back(std::move(part));
   }
-  auto example = read_text_file(packs_dir / manifest->abi_example, kMaxPartBytes);
+  const std::string system_template = manifest->system_template_of(*pack);
+  const std::string user_template = manifest->user_template_of(*pack);
+  auto example = read_text_file(packs_dir / manifest->abi_example_of(*pack), kMaxPartBytes);
   if (!example) return example.err();
-  auto sys_tpl = read_text_file(packs_dir / manifest->system_template, kMaxPartBytes);
+  auto sys_tpl = read_text_file(packs_dir / system_template, kMaxPartBytes);
   if (!sys_tpl) return sys_tpl.err();
-  auto user_tpl = read_text_file(packs_dir / manifest->user_template, kMaxPartBytes);
+  auto user_tpl = read_text_file(packs_dir / user_template, kMaxPartBytes);
   if (!user_tpl) return user_tpl.err();
 
   bool has_headers = false;
@@ -182,7 +204,8 @@ result<rendered_prompt> render_prompt(const suite& s, const task& t, const std::
                   : "";
   std::string families;
   for (const auto& f : target.required_families) families += (families.empty() ? "" : " or ") + f;
-  const std::string example_block = "```cuda\n" + trim_trailing_newlines(*example) + "\n```";
+  const std::string example_block =
+      std::string(triton ? "```python\n" : "```cuda\n") + trim_trailing_newlines(*example) + "\n```";
   const std::vector<std::pair<std::string, std::string>> values = {
       {"target_gpu", target.gpu_name},
       {"target", target.name},
@@ -196,14 +219,14 @@ result<rendered_prompt> render_prompt(const suite& s, const task& t, const std::
       {"baseline", baseline_name(t.baseline)},
       {"atol", fmt::format("{:g}", t.tol.atol)},
       {"rtol", fmt::format("{:g}", t.tol.rtol)},
-      {"abi_signature", abi_signature(t.def)},
+      {"abi_signature", triton ? python_signature(t.def) : abi_signature(t.def)},
       {"task_json", dump_pretty(task_view_json(t))},
       {"abi_example", example_block},
       {"reference", trim_trailing_newlines(reference)},
   };
-  auto system = fill(*sys_tpl, values, "packs/" + manifest->system_template);
+  auto system = fill(*sys_tpl, values, "packs/" + system_template);
   if (!system) return system.err();
-  auto user = fill(*user_tpl, values, "packs/" + manifest->user_template);
+  auto user = fill(*user_tpl, values, "packs/" + user_template);
   if (!user) return user.err();
   out.system = trim_trailing_newlines(*system) + "\n";
   out.user = trim_trailing_newlines(*user) + "\n";
@@ -212,7 +235,7 @@ result<rendered_prompt> render_prompt(const suite& s, const task& t, const std::
   auto bare_values = values;
   for (auto& [k, val] : bare_values)
     if (k == "reference" || k == "abi_example") val.clear();
-  auto instructions = fill(*sys_tpl, bare_values, "packs/" + manifest->system_template);
+  auto instructions = fill(*sys_tpl, bare_values, "packs/" + system_template);
   if (!instructions) return instructions.err();
   out.parts.push_back({"instructions", "instructions", *instructions});
   for (auto& p : ref_parts) out.parts.push_back(std::move(p));

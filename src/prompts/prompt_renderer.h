@@ -42,9 +42,11 @@ struct prompt_sizes {
 
 /// Renders the prompt. Fails (one line, naming the file or the variant) when the manifest or a
 /// part is missing, the target is not one of the task's targets, or the variant does not exist
-/// for the task's problem family in the target's pack.
+/// for the task's problem family in the target's pack. language "triton" renders the Triton pack
+/// (packs/triton: its own templates, the Python entry and example) for the same task and target.
 result<rendered_prompt> render_prompt(const suite& s, const task& t, const std::string& variant,
-                                      const target_info& target, const std::filesystem::path& packs_dir);
+                                      const target_info& target, const std::filesystem::path& packs_dir,
+                                      const std::string& language = "cuda");
 
 /// Character and token counts of every part and of both messages.
 prompt_sizes measure_prompt(const rendered_prompt& p, const token_estimator& estimator);
@@ -55,5 +57,9 @@ std::string code_only(const std::string& source);
 
 /// The ABI lines for a task: the run() prototype and its PTXBENCH_EXPORT line.
 std::string abi_signature(const definition& d);
+
+/// The Triton entry for a task: `def run(<inputs>, <outputs>) -> None:` with torch.Tensor
+/// annotations and a comment per tensor (shape and dtype; outputs marked).
+std::string python_signature(const definition& d);
 
 }  // namespace ptxbench::prompts

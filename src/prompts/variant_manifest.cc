@@ -29,8 +29,16 @@ pack_manifest parse_pack(const std::string& name, const ordered_json& j, const s
   pack_manifest p;
   p.name = name;
   if (!expect_object(j, path, errs)) return p;
-  reject_unknown_keys(j, {"title", "lists", "variants", "ablations"}, path, errs);
+  reject_unknown_keys(j, {"title", "language", "system_template", "user_template", "abi_example", "lists", "variants",
+                          "ablations"},
+                      path, errs);
   p.title = get_string(j, "title", path, errs).value_or("");
+  p.language = get_string(j, "language", path, errs, false).value_or("cuda");
+  if (p.language != "cuda" && p.language != "triton")
+    errs.add(json_child(path, "language"), "expected \"cuda\" or \"triton\", got \"" + p.language + "\"");
+  p.system_template = get_string(j, "system_template", path, errs, false).value_or("");
+  p.user_template = get_string(j, "user_template", path, errs, false).value_or("");
+  p.abi_example = get_string(j, "abi_example", path, errs, false).value_or("");
   if (j.contains("lists") && expect_object(j["lists"], json_child(path, "lists"), errs))
     for (const auto& [lname, l] : j["lists"].items())
       p.lists[lname] =
@@ -81,6 +89,16 @@ const std::vector<prompt_variant>* pack_manifest::family(const std::string& prob
 const pack_manifest* variant_manifest::find_pack(const std::string& name) const {
   for (const auto& p : packs)
     if (p.name == name) return &p;
+  return nullptr;
+}
+
+const pack_manifest* variant_manifest::pack_for(const std::string& target_pack, const std::string& language) const {
+  if (language == "cuda") {
+    const pack_manifest* p = find_pack(target_pack);
+    return p && p->language == "cuda" ? p : nullptr;
+  }
+  for (const auto& p : packs)
+    if (p.language == language) return &p;
   return nullptr;
 }
 
@@ -167,6 +185,9 @@ status check_manifest_files(const variant_manifest& m, const std::filesystem::pa
   for (const auto* t : {&m.system_template, &m.user_template, &m.abi_example})
     if (!fs::is_regular_file(packs_dir / *t, ec)) return make_error("packs/" + *t + ": file not found");
   for (const auto& p : m.packs) {
+    for (const auto* t : {&p.system_template, &p.user_template, &p.abi_example})
+      if (!t->empty() && !fs::is_regular_file(packs_dir / *t, ec))
+        return make_error("packs/" + *t + ": file not found (pack " + p.name + ")");
     auto check = [&](const std::string& where, const std::vector<std::string>& parts) -> status {
       auto refs = expand_parts(p, parts);
       if (!refs) return refs.err().with_context(where);

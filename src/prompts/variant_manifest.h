@@ -26,6 +26,9 @@ struct prompt_variant {
 struct pack_manifest {
   std::string name;  ///< folder under packs/, e.g. "sm90a"
   std::string title;
+  std::string language = "cuda";  ///< the candidates this pack teaches: "cuda" or "triton"
+  /// Per-pack message templates and ABI example (relative to packs/); empty: the manifest's.
+  std::string system_template, user_template, abi_example;
   std::map<std::string, std::vector<std::string>> lists;
   std::vector<std::pair<std::string, std::vector<prompt_variant>>> families;  ///< file order
   std::vector<prompt_variant> ablations;                                      ///< valid for every family
@@ -40,6 +43,19 @@ struct variant_manifest {
   std::vector<pack_manifest> packs;
 
   [[nodiscard]] const pack_manifest* find_pack(const std::string& name) const;
+  /// The pack for a target and candidate language: the target's own pack (targets.json "pack") for
+  /// CUDA, the pack whose "language" is "triton" for Triton (one pack serves every target). Null
+  /// when there is none.
+  [[nodiscard]] const pack_manifest* pack_for(const std::string& target_pack, const std::string& language) const;
+  [[nodiscard]] std::string system_template_of(const pack_manifest& p) const {
+    return p.system_template.empty() ? system_template : p.system_template;
+  }
+  [[nodiscard]] std::string user_template_of(const pack_manifest& p) const {
+    return p.user_template.empty() ? user_template : p.user_template;
+  }
+  [[nodiscard]] std::string abi_example_of(const pack_manifest& p) const {
+    return p.abi_example.empty() ? abi_example : p.abi_example;
+  }
 };
 
 /// One resolved part: the file and whether to keep only its code.

@@ -22,6 +22,9 @@ struct gpu_options {
   double call_timeout_s = 30;           ///< one candidate call (the paper's per-workload limit)
   double sanitize_timeout_s = 120;
   double profile_timeout_s = 600;
+  /// Added to the first call of a runner whose candidate compiles its kernels at run time (Triton):
+  /// the JIT compilation (and any autotuning) happens there, in the warm-up, never in a timed call.
+  double jit_timeout_s = 300;
   uint64_t seed = 0;                    ///< 0 = derive from time; always recorded in the verdict
   /// How go/done reach the runner: "shared_memory" (a spin-polled shared page; the bound resolves
   /// tens of microseconds) or "socket" (the JSON round trip, ~1 ms; the fallback, and for comparison).

@@ -20,6 +20,7 @@ ordered_json options_json(const gpu_options& o) {
           {"call_timeout_s", o.call_timeout_s},
           {"sanitize_timeout_s", o.sanitize_timeout_s},
           {"profile_timeout_s", o.profile_timeout_s},
+          {"jit_timeout_s", o.jit_timeout_s},
           {"seed", o.seed},
           {"timing_channel", o.timing_channel},
           {"tamper_check", o.tamper_check}};
@@ -39,6 +40,7 @@ gpu_options options_from(const ordered_json& j) {
   o.call_timeout_s = j.value("call_timeout_s", 30.0);
   o.sanitize_timeout_s = j.value("sanitize_timeout_s", 300.0);
   o.profile_timeout_s = j.value("profile_timeout_s", 600.0);
+  o.jit_timeout_s = j.value("jit_timeout_s", 300.0);
   o.seed = j.value("seed", uint64_t{0});
   o.timing_channel = j.value("timing_channel", "shared_memory");
   o.tamper_check = j.value("tamper_check", true);
@@ -73,6 +75,7 @@ result<floor_inputs> floor_inputs_from_json(const ordered_json& j) {
 
 ordered_json to_json(const job_candidate& c) {
   return {{"id", c.id},
+          {"language", c.language},
           {"shared_object", c.shared_object.string()},
           {"symbol", c.symbol},
           {"required_families", c.required_families},
@@ -84,6 +87,9 @@ result<job_candidate> job_candidate_from_json(const ordered_json& c) {
   try {
     job_candidate jc;
     jc.id = c.at("id").get<std::string>();
+    jc.language = c.value("language", "cuda");
+    if (jc.language != "cuda" && jc.language != "triton")
+      return make_error(fmt::format("harness job: candidate {} has unknown language '{}'", jc.id, jc.language));
     jc.shared_object = c.at("shared_object").get<std::string>();
     jc.symbol = c.value("symbol", "run");
     jc.required_families = c.value("required_families", std::vector<std::string>{});
@@ -115,6 +121,10 @@ ordered_json to_json(const harness_job& job) {
                    {"work_dir", job.work_dir.string()},
                    {"seed", job.seed}};
   if (job.physical_floor) j["physical_floor"] = to_json(*job.physical_floor);
+  if (job.triton)
+    j["triton"] = {{"python", job.triton->python.string()},
+                   {"runner", job.triton->runner.string()},
+                   {"helper", job.triton->helper.string()}};
   return j;
 }
 
@@ -146,6 +156,11 @@ result<harness_job> harness_job_from_json(const ordered_json& j) {
     job.cache_dir = j.value("cache_dir", "");
     job.work_dir = j.at("work_dir").get<std::string>();
     job.seed = j.value("seed", uint64_t{0});
+    if (j.contains("triton") && !j["triton"].is_null()) {
+      const auto& tr = j["triton"];
+      job.triton = triton_runtime{tr.at("python").get<std::string>(), tr.at("runner").get<std::string>(),
+                                  tr.at("helper").get<std::string>()};
+    }
     if (j.contains("physical_floor")) {
       auto floor = floor_inputs_from_json(j["physical_floor"]);
       if (!floor) return floor.err();
@@ -165,6 +180,12 @@ ordered_json to_json(const gpu_stage_result& r) {
   j["timing"] = r.timing ? to_json(*r.timing) : ordered_json(nullptr);
   write_runtime_counts(r.dynamic, j);
   j["sandbox"] = r.sandbox;
+  if (!r.jit_cubins.empty() || !r.jit_kernels.empty()) {
+    ordered_json cubins = ordered_json::array();
+    for (const auto& c : r.jit_cubins) cubins.push_back(c.string());
+    j["jit_cubins"] = cubins;
+    j["jit_kernels"] = r.jit_kernels;
+  }
   return j;
 }
 
@@ -185,6 +206,8 @@ result<gpu_stage_result> gpu_stage_result_from_json(const ordered_json& j) {
       if (!j["sandbox"].is_object()) return make_error("harness result: sandbox must be an object");
       r.sandbox = j["sandbox"];
     }
+    for (const auto& c : j.value("jit_cubins", ordered_json::array())) r.jit_cubins.emplace_back(c.get<std::string>());
+    r.jit_kernels = j.value("jit_kernels", std::vector<std::string>{});
     return r;
   } catch (const std::exception& e) {
     return make_error(std::string("malformed harness result: ") + e.what());

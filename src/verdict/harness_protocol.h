@@ -27,6 +27,9 @@ struct job_candidate {
   std::vector<std::string> required_families;  ///< for the dynamic check
   bool static_present = true;              ///< false: the static check found no required family
   bool static_known = false;               ///< false: no disassembler ran (deferred)
+  /// "cuda": shared_object is the built .so, loaded by ptxbench-runner; "triton": shared_object is
+  /// the stored kernel.py, imported by the Python runner (harness_job::triton).
+  std::string language = "cuda";
 };
 
 ordered_json to_json(const job_candidate& c);
@@ -43,6 +46,15 @@ struct floor_inputs {
 ordered_json to_json(const floor_inputs& in);
 result<floor_inputs> floor_inputs_from_json(const ordered_json& j);
 
+/// How the harness starts a runner for a Triton candidate (src/gpu/runner_py): the GPU host's
+/// python3 (with torch and Triton) runs the bootstrap script, which loads the helper library (the
+/// sandbox, CUPTI and CUDA IPC, in C++) before it imports the candidate.
+struct triton_runtime {
+  std::filesystem::path python;   ///< python3
+  std::filesystem::path runner;   ///< src/gpu/runner_py/ptxbench_triton_runner.py
+  std::filesystem::path helper;   ///< libptxbench_runner_py.so
+};
+
 struct harness_job {
   std::string task_name;
   definition def;
@@ -54,6 +66,7 @@ struct harness_job {
   std::vector<job_candidate> candidates;
   gpu_options options;
   std::filesystem::path runner;
+  std::optional<triton_runtime> triton;  ///< set when a candidate is a Triton one
   std::filesystem::path cuda_root;
   std::filesystem::path cache_dir;
   std::filesystem::path work_dir;
@@ -78,6 +91,11 @@ struct gpu_stage_result {
   /// where it is off) or {"applied": null, "reason"} where none came (docs/sandbox.md, "Reporting").
   /// Kept as the runner's JSON: the verdict records it, nothing here interprets it.
   ordered_json sandbox = ordered_json::object();
+  /// Triton: the cubins the candidate's warm-up compiled (copied out of its runner's scratch before
+  /// the runner stopped) and the kernels they define. The orchestrator runs the static SASS check
+  /// on them (eval/gpu_stage.cc). Empty for CUDA candidates and when the runner compiled nothing.
+  std::vector<std::filesystem::path> jit_cubins;
+  std::vector<std::string> jit_kernels;
 };
 
 ordered_json to_json(const gpu_stage_result& r);

@@ -9,6 +9,8 @@
 //   error          answers the call with an error message and exits (a CUDA failure)
 //   stale          sends a done message of an old nonce before each "prepared", then works 1 ms
 //   no_page        like work_1ms, but ignores --sync-fd (ready says "sync": false)
+//   warmup_<N>ms   sleeps N ms in the first non-noop "prepare" (the Triton runner's warm-up, where
+//                  Triton compiles), then works 1 ms per call
 #include <unistd.h>
 
 #include <cstdio>
@@ -42,6 +44,7 @@ int main(int argc, char** argv) {
   (void)ch->send({{"type", "hello"}, {"token", token}, {"pid", ::getpid()}});
   sync_channel page;
   std::string symbol;
+  bool warmed_up = false;
   while (true) {
     auto r = ch->receive(-1);
     if (r.kind != message_channel::receive_kind::message) return 0;
@@ -59,6 +62,10 @@ int main(int argc, char** argv) {
       int64_t nonce = m.value("nonce", int64_t{-1});
       bool sync = m.value("sync", false) && page.valid();
       if (symbol == "stale") (void)ch->send({{"type", "done"}, {"nonce", nonce - 1}, {"ok", false}, {"error", "stale"}});
+      if (symbol.rfind("warmup_", 0) == 0 && !m.value("noop", false) && !warmed_up) {
+        ::usleep(parse_ms(symbol, "warmup_") * 1000);
+        warmed_up = true;
+      }
       (void)ch->send({{"type", "prepared"}, {"nonce", nonce}});
       if (sync) {
         if (page.wait_go(static_cast<uint32_t>(nonce), {.liveness_fd = ch->fd()}) != sync_channel::wait_result::signalled)
@@ -74,7 +81,7 @@ int main(int argc, char** argv) {
         _exit(3);
       }
       if (symbol.rfind("work_", 0) == 0) ::usleep(parse_ms(symbol, "work_") * 1000);
-      if (symbol == "stale" || symbol == "no_page") ::usleep(1000);
+      if (symbol == "stale" || symbol == "no_page" || symbol.rfind("warmup_", 0) == 0) ::usleep(1000);
       if (symbol.rfind("forge_", 0) == 0) {
         if (sync) page.signal_done(static_cast<uint32_t>(nonce));  // the candidate's forgery
         ::usleep(parse_ms(symbol, "forge_") * 1000);

@@ -4,6 +4,7 @@
 // that dies, fails or hangs during a call.
 #include <chrono>
 #include <filesystem>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -27,7 +28,8 @@ class RunnerClient : public ::testing::Test {
     std::error_code ec;
     fs::remove_all(m_dir, ec);
   }
-  call_result start(runner_client& c, const std::string& symbol, bool shared_memory = true) {
+  call_result start(runner_client& c, const std::string& symbol, bool shared_memory = true,
+                    const std::function<void(runner_launch&)>& adjust = {}) {
     runner_launch l;
     l.runner = PTXBENCH_FAKE_RUNNER;
     l.work_dir = m_dir;
@@ -36,6 +38,7 @@ class RunnerClient : public ::testing::Test {
     l.sandbox = false;
     l.startup_timeout_s = 20;
     l.shared_memory_sync = shared_memory;
+    if (adjust) adjust(l);
     auto r = c.start(l);
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.err().message);
     return r.ok() ? *r : call_result{};
@@ -145,6 +148,49 @@ TEST_F(RunnerClient, AHangingCallTimesOutAndTheRunnerIsKilled) {
   EXPECT_EQ(r.outcome, call_outcome::timed_out);
   EXPECT_LT(ms_since(t0), 4000.0);
   EXPECT_FALSE(c.alive());
+}
+
+// The Triton runner's warm-up (JIT compilation) happens in its first non-noop "prepare", whose
+// deadline gets launch.first_prepare_extra_s on top of the call timeout; later calls do not.
+TEST_F(RunnerClient, OnlyTheFirstPrepareGetsTheJitAllowance) {
+  runner_client c;
+  ASSERT_EQ(start(c, "warmup_1500ms", true, [](runner_launch& l) { l.first_prepare_extra_s = 10; }).outcome,
+            call_outcome::ok);
+  auto noop = c.call({}, 1.0, true);  // calibration calls come first and carry no warm-up
+  ASSERT_EQ(noop.outcome, call_outcome::ok) << noop.message;
+  auto first = c.call({}, 1.0);
+  ASSERT_EQ(first.outcome, call_outcome::ok) << first.message;
+  auto second = c.call({}, 1.0);
+  ASSERT_EQ(second.outcome, call_outcome::ok) << second.message;
+  c.stop();
+}
+
+TEST_F(RunnerClient, AWarmUpPastItsAllowanceTimesOutNamingTheWarmUp) {
+  runner_client c;
+  ASSERT_EQ(start(c, "warmup_3000ms", true, [](runner_launch& l) { l.first_prepare_extra_s = 0.5; }).outcome,
+            call_outcome::ok);
+  auto r = c.call({}, 0.5);
+  EXPECT_EQ(r.outcome, call_outcome::timed_out);
+  EXPECT_NE(r.message.find("the warm-up before the first call (JIT compilation)"), std::string::npos) << r.message;
+}
+
+TEST_F(RunnerClient, WithoutAnAllowanceTheFirstPrepareHasTheCallTimeout) {
+  runner_client c;
+  ASSERT_EQ(start(c, "warmup_3000ms").outcome, call_outcome::ok);  // a C++ runner: no allowance
+  auto r = c.call({}, 0.5);
+  EXPECT_EQ(r.outcome, call_outcome::timed_out);
+  EXPECT_NE(r.message.find("preparing the call"), std::string::npos) << r.message;
+}
+
+// A runner that is a script starts through its interpreter (the Triton runner: python3 -I -B),
+// with the same arguments and the same shared page.
+TEST_F(RunnerClient, AnInterpreterStartsTheRunnerWithTheSameArgumentsAndPage) {
+  runner_client c;
+  ASSERT_EQ(start(c, "work_1ms", true, [](runner_launch& l) { l.interpreter = {"env", "PTXBENCH_VIA_ENV=1"}; }).outcome,
+            call_outcome::ok);
+  EXPECT_EQ(c.channel(), "shared_memory");
+  auto r = c.call({}, 5.0);
+  EXPECT_EQ(r.outcome, call_outcome::ok) << r.message;
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ TEST_F(MetricsCli, WritesEveryTableAndPrintsTable1) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("| fixture-model | 25.0 / 25.0 / 27.3 |\n|  | (25.0 / 25.0 / 45.5) |"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("11 turns in 1 runs (1 infra-error turns excluded)"), std::string::npos) << r.err;
-  const std::string key = "fixture-model,sm_90a,gemm_n7168_k5120," + m_run;
+  const std::string key = "fixture-model,sm_90a,cuda,gemm_n7168_k5120," + m_run;
   EXPECT_NE(file("turn_rates.csv").find(key + ",3,11,5,3,0.45454545454545453,0.2727272727272727,,\n"), std::string::npos);
   EXPECT_NE(file("trajectory_rates.csv").find(key + ",3,4,4,3,1,0.75\n"), std::string::npos);
   EXPECT_NE(file("best_speedup.csv").find(key + ",2,0.62,0.62\n"), std::string::npos);

@@ -175,7 +175,7 @@ TEST(MetricsTrajectory, RecordsExportAsCsvAndJson) {
   auto csv = records_to_csv(records);
   auto first_line = csv.substr(0, csv.find('\n'));
   EXPECT_EQ(first_line,
-            "model,target,arch,definition,exp_dir,variant,trajectory,turn,label,source_label,correct,target_correct,"
+            "model,target,arch,language,definition,exp_dir,variant,trajectory,turn,label,source_label,correct,target_correct,"
             "speedup,target_verdict,arch_tag,static_counts,dynamic_counts,reasoning_tokens,completion_tokens,"
             "latency_s,cost_usd,coverage,arm");
   EXPECT_NE(csv.find(",base-t0,1,passed,correct,1,1,0.62,executed,,GMMA=24;TMA=2,GMMA=1048576;TMA=4096,3400,3900,63,0.02,,base\n"),

@@ -29,6 +29,7 @@ call_failure classify_call_failure(const call_result& r, const std::string& duri
     case candidate_error::argument_count:
     case candidate_error::shape: return {eval_outcome::incorrect_shape, r.message};
     case candidate_error::dtype: return {eval_outcome::incorrect_dtype, r.message};
+    case candidate_error::compile: return {eval_outcome::compile_error, r.message};
     case candidate_error::exception:
     case candidate_error::unspecified: break;
   }

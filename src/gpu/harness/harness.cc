@@ -9,6 +9,7 @@
 #include "eval/measurement_audit.h"
 #include "gpu/common/cuda_check.h"
 #include "gpu/harness/environment.h"
+#include "gpu/harness/kernel_provenance.h"
 #include "gpu/harness/runner_sandbox.h"
 #include "gpu/harness/scalar_input.h"
 #include "gpu/harness/snapshot_plan.h"
@@ -178,11 +179,22 @@ void harness::prepare_outputs(tensor_set& set) {
   PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
 }
 
-std::string harness::check_call_hygiene(runner_client& runner, tensor_set& set, const std::vector<uint64_t>& sums) {
+std::string harness::check_call_hygiene(runner_client& runner, tensor_set& set, const std::vector<uint64_t>& sums,
+                                        const call_result& call) {
   auto libs = runner.vendor_mappings();
   if (!libs.empty())
     return fmt::format("the candidate process mapped the vendor library {} (cuBLAS, cuBLASLt and cuDNN are not allowed)",
                        libs.front());
+  if (m_triton) {
+    // Only kernels compiled from the candidate's Triton code (and torch's fill/copy kernels for the
+    // operations the gate allows) may run during the call.
+    auto compiled = read_triton_cache(runner.scratch() / k_triton_cache_folder);
+    if (!compiled) return "kernel provenance could not be read: " + compiled.err().message;
+    auto decision = check_kernel_provenance(call.kernels, kernel_names(*compiled), call.method == "cupti");
+    if (!decision.foreign.empty()) return decision.message;
+    if (!decision.checked && m_provenance_note.empty())
+      m_provenance_note = "kernel provenance not checked: the runner recorded no CUPTI kernel names";
+  }
   for (const auto& b : set.outputs)
     if (auto g = b->check_guards(m_stream); !g.empty()) return "out-of-bounds write: " + g;
   for (const auto& b : set.inputs)
@@ -197,6 +209,18 @@ std::string harness::check_call_hygiene(runner_client& runner, tensor_set& set, 
 runner_launch harness::launch_for(const job_candidate& c, const std::string& mode, bool timing) const {
   runner_launch l;
   l.runner = m_job.runner;
+  if (c.language == "triton") {
+    if (!m_job.triton) throw std::runtime_error("a Triton candidate, but the harness job names no Triton runtime");
+    // The same protocol over the same socket; the runner is python3 running the bootstrap, which
+    // loads the helper library, confines itself and then imports kernel.py (src/gpu/runner_py).
+    l.interpreter = {m_job.triton->python.string(), "-I", "-B"};
+    l.runner = m_job.triton->runner;
+    l.first_prepare_extra_s = m_job.options.jit_timeout_s;
+    l.startup_timeout_s = 300;  // importing torch and Triton, building Triton's driver module
+    l.setup_extra = {{"language", "triton"},
+                     {"helper", m_job.triton->helper.string()},
+                     {"kernel_cache", k_triton_cache_folder}};
+  }
   l.work_dir = work_dir_for(mode);
   l.shared_object = c.shared_object;
   l.symbol = c.symbol;
@@ -232,8 +256,31 @@ std::string harness::work_dir_for(const std::string& what) const {
   return (m_job.work_dir / fmt::format("c{}-{}", m_candidate_index, what)).string();
 }
 
+void harness::keep_jit_kernels(runner_client& runner, gpu_stage_result& out) {
+  auto compiled = read_triton_cache(runner.scratch() / k_triton_cache_folder);
+  if (!compiled || compiled->empty()) return;
+  std::filesystem::path keep = work_dir_for("triton-kernels");
+  std::error_code ec;
+  std::filesystem::create_directories(keep, ec);
+  int n = 0;
+  for (const auto& k : *compiled) {
+    // Several specialisations of one kernel share its name: number the copies.
+    std::filesystem::path dest = keep / fmt::format("{:03d}-{}", n++, k.cubin.filename().string());
+    std::filesystem::copy_file(k.cubin, dest, std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec) continue;
+    std::filesystem::path meta = dest;
+    meta.replace_extension(".json");
+    std::filesystem::copy_file(k.metadata, meta, std::filesystem::copy_options::overwrite_existing, ec);
+    out.jit_cubins.push_back(dest);
+    if (std::find(out.jit_kernels.begin(), out.jit_kernels.end(), k.name) == out.jit_kernels.end())
+      out.jit_kernels.push_back(k.name);
+  }
+}
+
 gpu_stage_result harness::evaluate(const job_candidate& c) {
   ++m_candidate_index;
+  m_triton = c.language == "triton";
+  m_provenance_note.clear();
   gpu_stage_result out;
   out.id = c.id;
   try {
@@ -249,10 +296,12 @@ gpu_stage_result harness::evaluate(const job_candidate& c) {
       return out;
     }
     if (!stage_correctness(c, runner, out)) {
+      if (m_triton) keep_jit_kernels(runner, out);
       runner.stop();
       return out;
     }
     bool timed = stage_timing(runner, out);
+    if (m_triton) keep_jit_kernels(runner, out);
     runner.stop();
     if (!timed) return out;
     if (!stage_dynamic(c, out)) return out;

@@ -76,7 +76,12 @@ class harness {
   double run_reference(tensor_set& set, bool timed);  ///< returns the GPU span in ms when timed
   /// Checks a finished call's side effects: vendor mappings, guards, unchanged inputs. Returns a
   /// one-line problem or "".
-  std::string check_call_hygiene(runner_client& runner, tensor_set& set, const std::vector<uint64_t>& input_sums);
+  /// For a Triton candidate also the kernel provenance of the call (gpu/harness/kernel_provenance.h).
+  std::string check_call_hygiene(runner_client& runner, tensor_set& set, const std::vector<uint64_t>& input_sums,
+                                 const call_result& call);
+  /// Triton: copies the cubins and metadata the candidate's runner compiled out of its scratch
+  /// (before stop() removes it) into the work folder, and records them in out.
+  void keep_jit_kernels(runner_client& runner, gpu_stage_result& out);
   std::vector<uint64_t> input_checksums(tensor_set& set);
   void prepare_outputs(tensor_set& set);
   runner_launch launch_for(const job_candidate& c, const std::string& mode, bool timing) const;
@@ -105,6 +110,8 @@ class harness {
   compare_rule m_rule = compare_rule::allclose;
   ordered_json m_environment;
   int m_candidate_index = 0;
+  bool m_triton = false;             // the candidate being evaluated is a Triton one
+  std::string m_provenance_note;     // why kernel provenance could not be checked, if it could not
 };
 
 }  // namespace ptxbench::gpu

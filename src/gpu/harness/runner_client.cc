@@ -64,7 +64,10 @@ result<call_result> runner_client::start(const runner_launch& launch) {
   std::string token = random_token();
 
   std::vector<std::string> argv = launch.wrapper;
+  argv.insert(argv.end(), launch.interpreter.begin(), launch.interpreter.end());
   argv.insert(argv.end(), {launch.runner.string(), "--connect", m_listener.path().string(), "--token", token});
+  m_first_prepare_extra_s = launch.first_prepare_extra_s;
+  m_calls = 0;
   // The shared go/done page travels as an inherited descriptor, which a wrapper tool need not pass
   // on; under a tool (no timing there) the socket carries go/done as before.
   m_sync = sync_channel{};
@@ -128,13 +131,21 @@ result<call_result> runner_client::start(const runner_launch& launch) {
   auto hello = m_channel.receive(launch.startup_timeout_s);
   if (hello.kind != message_channel::receive_kind::message || hello.message.value("token", "") != token)
     return lost("start-up (no valid hello)", launch.startup_timeout_s, hello.kind == message_channel::receive_kind::timeout);
+  // Until the setup below no candidate code exists in the runner: what is mapped now is the
+  // runner's own (nothing for ptxbench-runner; torch's libraries for the Triton runner).
+  m_vendor_baseline.clear();
+  m_vendor_baseline = vendor_mappings();
 
   ordered_json policy = launch.sandbox
                             ? sandbox::to_json(sandbox::policy_for_runner(scratch, launch.shared_object, launch.wrapper))
                             : ordered_json(nullptr);
-  (void)m_channel.send({{"type", "setup"}, {"so", launch.shared_object.string()}, {"symbol", launch.symbol},
+  ordered_json setup = {{"type", "setup"}, {"so", launch.shared_object.string()}, {"symbol", launch.symbol},
                         {"mode", launch.mode}, {"timing", launch.timing}, {"device", launch.device},
-                        {"sandbox", policy}});
+                        {"sandbox", policy}, {"scratch", scratch.string()}};
+  if (launch.setup_extra.is_object())
+    for (const auto& item : launch.setup_extra.items())
+      if (!setup.contains(item.key())) setup[item.key()] = item.value();
+  (void)m_channel.send(setup);
   auto ready = m_channel.receive(launch.startup_timeout_s);
   call_result r;
   if (ready.kind != message_channel::receive_kind::message)
@@ -181,16 +192,21 @@ call_result runner_client::call(const std::vector<ipc_tensor>& tensors, double t
   ordered_json list = ordered_json::array();
   for (const auto& t : tensors) list.push_back(to_json(t));
   int64_t nonce = ++m_nonce;
+  // The first real call's prepare may carry the runner's warm-up (a Triton runner compiles there).
+  const bool warm_up = !noop && m_calls++ == 0 && m_first_prepare_extra_s > 0;
+  const double prepare_timeout = timeout_s + (warm_up ? m_first_prepare_extra_s : 0);
+  const std::string preparing = warm_up ? "the warm-up before the first call (JIT compilation)" : "preparing the call";
   bool use_sync = m_sync_active;
   if (!m_channel.send({{"type", "prepare"}, {"nonce", nonce}, {"tensors", list}, {"noop", noop}, {"sync", use_sync}}))
-    return lost("preparing the call", timeout_s, false);
-  auto prepared = receive_for(nonce, "prepared", timeout_s);
+    return lost(preparing, prepare_timeout, false);
+  auto prepared = receive_for(nonce, "prepared", prepare_timeout);
   if (prepared.kind != message_channel::receive_kind::message)
-    return lost("preparing the call", timeout_s, prepared.kind == message_channel::receive_kind::timeout);
+    return lost(preparing, prepare_timeout, prepared.kind == message_channel::receive_kind::timeout);
   call_result r;
   if (prepared.message.value("type", "") == "error") {
     r.outcome = call_outcome::failed;
     r.message = prepared.message.value("error", "");
+    r.error_kind = parse_candidate_error(prepared.message.value("error_kind", ""));
     return r;
   }
   auto t_prepared = steady::now();
@@ -250,6 +266,7 @@ candidate_error parse_candidate_error(std::string_view name) {
   if (name == "dtype") return candidate_error::dtype;
   if (name == "shape") return candidate_error::shape;
   if (name == "exception") return candidate_error::exception;
+  if (name == "compile") return candidate_error::compile;
   return candidate_error::unspecified;
 }
 
@@ -277,7 +294,8 @@ std::vector<std::string> runner_client::vendor_mappings() const {
     if (slash == std::string::npos) continue;
     std::string base = line.substr(slash + 1);
     for (const char* lib : {"libcublasLt", "libcublas", "libcudnn"}) {
-      if (base.rfind(lib, 0) == 0 && std::find(found.begin(), found.end(), base) == found.end()) {
+      if (base.rfind(lib, 0) == 0 && std::find(found.begin(), found.end(), base) == found.end() &&
+          std::find(m_vendor_baseline.begin(), m_vendor_baseline.end(), base) == m_vendor_baseline.end()) {
         found.push_back(base);
         break;
       }

@@ -20,8 +20,11 @@
 namespace ptxbench::gpu {
 
 struct runner_launch {
-  std::filesystem::path runner;              ///< the ptxbench-runner executable
+  std::filesystem::path runner;              ///< the ptxbench-runner executable (or the script `interpreter` runs)
   std::vector<std::string> wrapper;          ///< e.g. {"compute-sanitizer", "--tool", "memcheck", ...}; empty: direct
+  /// For a runner that is a script: the interpreter and its options before it ({"python3", "-I",
+  /// "-B"} for the Triton runner); empty: `runner` is an executable. Same socket, same protocol.
+  std::vector<std::string> interpreter;
   std::filesystem::path work_dir;            ///< logs and the socket live here
   std::filesystem::path shared_object;       ///< the candidate
   std::string symbol = "run";
@@ -30,6 +33,12 @@ struct runner_launch {
   int device = 0;
   double startup_timeout_s = 120;
   bool sandbox = true;                       ///< confine the runner (docs/sandbox.md); false only for diagnosis
+  /// Added to the deadline of the first (non-noop) call's "prepare": a Triton runner runs its
+  /// warm-up there, which JIT-compiles the candidate's kernels (never in a timed call).
+  double first_prepare_extra_s = 0;
+  /// Extra fields of the "setup" message for this kind of runner (the Triton runner's helper
+  /// library, its profiling window); the C++ runner ignores fields it does not know.
+  ordered_json setup_extra = ordered_json::object();
   /// go/done on a shared page (core/sync_channel.h) instead of the socket, where possible: only
   /// without a wrapper tool (the page is an inherited descriptor), and only if the runner maps it.
   bool shared_memory_sync = true;
@@ -43,8 +52,9 @@ enum class call_outcome {
 };
 
 /// Why the candidate's own entry point refused a call (kernel ABI version 2's error kinds; a
-/// version-1 candidate reports none: unspecified).
-enum class candidate_error { unspecified, argument_count, dtype, shape, exception };
+/// version-1 candidate reports none: unspecified). `compile`: the Triton runner's warm-up, where
+/// Triton JIT-compiles the candidate's kernels, failed in Triton's compiler (or ptxas).
+enum class candidate_error { unspecified, argument_count, dtype, shape, exception, compile };
 
 /// Reads the runner's name for an error kind ("dtype"); anything unknown is unspecified.
 candidate_error parse_candidate_error(std::string_view name);
@@ -103,8 +113,16 @@ class runner_client {
   void thaw();
 
   /// Names of vendor libraries (cuBLAS, cuBLASLt, cuDNN) mapped into the runner, read from
-  /// /proc/<pid>/maps (the kernel's view, which the candidate cannot forge).
+  /// /proc/<pid>/maps (the kernel's view, which the candidate cannot forge), less those already
+  /// mapped when the runner said hello, before any candidate code existed in it: the C++ runner
+  /// links none, while the Triton runner's `import torch` maps cuBLAS (docs/gpu-evaluation.md).
   [[nodiscard]] std::vector<std::string> vendor_mappings() const;
+  /// What was mapped at hello (trusted: only the runner's own code had run).
+  [[nodiscard]] const std::vector<std::string>& vendor_baseline() const { return m_vendor_baseline; }
+
+  /// The runner's only writable folder (its TMPDIR; the Triton runner's kernel cache lives here).
+  /// Removed by stop().
+  [[nodiscard]] const std::filesystem::path& scratch() const { return m_scratch; }
 
   /// Asks the runner to exit, then kills whatever is left. Returns how the child ended.
   std::string stop(double grace_s = 10);
@@ -136,6 +154,9 @@ class runner_client {
   std::string m_audit_error;
   std::filesystem::path m_log;
   std::filesystem::path m_scratch;  // the runner's only writable folder; removed by stop()
+  std::vector<std::string> m_vendor_baseline;  // vendor libraries mapped before any candidate code
+  double m_first_prepare_extra_s = 0;
+  int m_calls = 0;                  // non-noop calls prepared so far
 };
 
 }  // namespace ptxbench::gpu

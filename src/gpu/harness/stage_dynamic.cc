@@ -57,6 +57,12 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
     if (with_coverage) metrics += "," + coverage_profile_metrics();
     l.wrapper = {ncu->string(), "--metrics", metrics, "--clock-control", "none", "--target-processes", "all",
                  "-f", "-o", report.string()};
+    if (c.language == "triton") {
+      // The Triton runner compiles (and may autotune) in its warm-up; only the measured call is
+      // profiled: it brackets that call with cudaProfilerStart/Stop.
+      l.wrapper.insert(l.wrapper.begin() + 1, {"--profile-from-start", "off"});
+      l.setup_extra["profile_window"] = true;
+    }
     l.startup_timeout_s = 300;
     runner_client runner;
     auto started = runner.start(l);

@@ -121,7 +121,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
       if (opt.tamper_check) return fail(eval_outcome::runtime_error, fmt::format("timed call {} (seed {}): {}", i, seed, tampered));
       if (tamper_findings.size() < 10) tamper_findings.push_back({{"call", i}, {"finding", tampered}, {"audit", r.audit}});
     }
-    if (auto problem = check_call_hygiene(runner, set, sums); !problem.empty())
+    if (auto problem = check_call_hygiene(runner, set, sums, r); !problem.empty())
       return fail(eval_outcome::runtime_error, fmt::format("timed call {}: {}", i, problem));
     double ref = run_reference(set, true);  // B: the same inputs, the runner frozen meanwhile
     bool call_had_outliers = false;
