@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -224,12 +225,16 @@ result<sweep_outcome> run_plan(const sweep_options& o, sweep_services& s, const 
   std::filesystem::create_directories(o.out_dir / "trajectories", ec);
   // A kill between an atomic write's temporary file and its rename leaves "<file>.tmp.<hex>"
   // behind; with the run lock held nobody else is writing, so these are litter.
+  // Listed first, removed after: removing entries while a directory is being read may make the
+  // reader skip others.
+  std::vector<std::filesystem::path> litter;
   for (auto it = std::filesystem::directory_iterator(o.out_dir / "trajectories", ec);
        !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
-    if (it->path().filename().string().find(".json.tmp.") != std::string::npos) {
-      std::error_code rm;
-      std::filesystem::remove(it->path(), rm);
-    }
+    if (it->path().filename().string().find(".json.tmp.") != std::string::npos) litter.push_back(it->path());
+  for (const auto& p : litter) {
+    std::error_code rm;
+    std::filesystem::remove(p, rm);
+  }
 
   auto slots = eval_slots::create(o.gpus, s.make_evaluator);
   if (!slots) return slots.err();

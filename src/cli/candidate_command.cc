@@ -32,8 +32,8 @@ constexpr std::size_t k_max_candidate_file = 16u << 20;
 result<solution> load_candidate(const std::string& file, const suite& s, const std::string& task_name,
                                 const std::string& target_name) {
   const auto ext = fs::path(file).extension().string();
-  if (ext != ".json" && ext != ".cu")
-    return make_error(fmt::format("{}: expected a .cu kernel or a Solution .json file{}", file,
+  if (ext != ".json" && ext != ".cu" && ext != ".py")
+    return make_error(fmt::format("{}: expected a .cu kernel, a Triton .py file or a Solution .json file{}", file,
                                   ext.empty() ? "" : ", not a " + ext + " file"));
   auto text = read_text_file(file, k_max_candidate_file);
   if (!text) return text.err();

@@ -216,7 +216,7 @@ TEST_F(BadInputCli, BadInputIsExitTwoInEverySubcommand) {
       // Refused in one line: the replay's "holds 2 replies" note came first.
       {{"run", "--model", "replay:" + replay(), "--tasks", k_task, "--cpu-only", "--evaluator", "bogus", "--out",
         path("r")},
-       2, "ptxbench: --evaluator bogus: expected 'pipeline' (or 'fake', for tests)"},
+       2, "ptxbench: --evaluator bogus: expected 'pipeline', a service URL http://HOST:PORT (or 'fake', for tests)"},
   });
   expect_cases({{{"eval", kernel("naive_gemm_sm90a.cu"), "--task", k_task}, 2,
                  "ptxbench: PTXBENCH_CACHE " + path("a_file") + ": is a file, expected a folder"}},
@@ -225,13 +225,13 @@ TEST_F(BadInputCli, BadInputIsExitTwoInEverySubcommand) {
       {{"check", path("unknown_task.json")}, 2,
        "ptxbench: " + path("unknown_task.json") + ": unknown task 'no_such_task'; `ptxbench tasks` lists them"},
       {{"check", path("k.txt"), "--task", k_task}, 2,
-       "ptxbench: " + path("k.txt") + ": expected a .cu kernel or a Solution .json file, not a .txt file"},
+       "ptxbench: " + path("k.txt") + ": expected a .cu kernel, a Triton .py file or a Solution .json file, not a .txt file"},
       {{"check", path("no_cu.json")}, 2,
        "ptxbench: " + path("no_cu.json") + ": sources: no .cu file among them (nvcc builds .cu sources)"},
       {{"check", path("nul.json")}, 2,
        "ptxbench: " + path("nul.json") + ".sources[0].content: binary content (NUL byte at offset 6), expected text"},
       {{"eval", path("k.txt"), "--task", k_task}, 2,
-       "ptxbench: " + path("k.txt") + ": expected a .cu kernel or a Solution .json file, not a .txt file"},
+       "ptxbench: " + path("k.txt") + ": expected a .cu kernel, a Triton .py file or a Solution .json file, not a .txt file"},
       {{"eval", kernel("naive_gemm_sm90a.cu"), "--task", k_task, "--harness", path("nonexistent")}, 2,
        "ptxbench: --harness " + path("nonexistent") + ": no such file"},
       {{"tasks", "show", "gemm"}, 2, "ptxbench: unknown task 'gemm' (did you mean 'gemm_n7168_k5120'?)"},
@@ -319,8 +319,8 @@ TEST_F(BadInputCli, SassReadsStreamsAndNeverHangs) {
 TEST_F(BadInputCli, CommandLineHelpForNewcomers) {
   expect_cases({
       {{}, 2,
-       "ptxbench: a subcommand is required: tasks, check, eval, sass, prompt, run, metrics, report, fixit, kernelgen, "
-       "sft; `ptxbench --help` says what each does"},
+       "ptxbench: a subcommand is required: tasks, check, eval, sass, prompt, run, metrics, report, serve, worker, jobs, "
+       "fixit, kernelgen, sft, notes; `ptxbench --help` says what each does"},
       {{"--taks"}, 2, "ptxbench: unknown option '--taks' (did you mean the subcommand 'tasks'?)"},
       {{"run", "--taks", k_task}, 2, "ptxbench: unknown option '--taks' (did you mean '--tasks'?)"},
       {{"check", kernel("naive_gemm_sm90a.cu"), "--tsak", k_task}, 2,
