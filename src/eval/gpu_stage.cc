@@ -132,10 +132,14 @@ ordered_json verdict_environment(const ordered_json& harness_environment, const 
   return env;
 }
 
-void apply_gpu_result(const gpu_stage_result& r, const ordered_json& environment, verdict& v) {
+void merge_gpu_result(const gpu_stage_result& r, const ordered_json& environment, verdict& v) {
   v.environment = environment;
   merge_into(r, v);
   if (v.decided.stage) mark_skipped_after(v.stages, *v.decided.stage, stage_id::dynamic_check);
+}
+
+void apply_gpu_result(const gpu_stage_result& r, const ordered_json& environment, verdict& v) {
+  merge_gpu_result(r, environment, v);
   decide_target_verdict(v);
 }
 
@@ -187,9 +191,7 @@ status run_gpu_stages(const task& t, const target_info& target, std::vector<gpu_
     }
     auto c = gpu_stage_result_from_json(results[i]);
     if (!c) return c.err();
-    v.environment = env;
-    merge_into(*c, v);
-    if (v.decided.stage) mark_skipped_after(v.stages, *v.decided.stage, stage_id::dynamic_check);
+    merge_gpu_result(*c, env, v);
     if (cands[i].language == "triton") {
       // Triton compiled on the GPU: the static SASS check reads the cubins of the warm-up now.
       if (auto st = run_static_sass_on_cubins(c->jit_cubins, target, config.cuda_root, v); !st) {

@@ -40,7 +40,10 @@ job_candidate make_job_candidate(const gpu_candidate& c, const target_info& targ
 /// The verdict's environment: the harness's (GPU, driver, libraries, clocks) plus the work folder,
 /// the seed and this PTXBench's version.
 ordered_json verdict_environment(const ordered_json& harness_environment, const harness_job& job);
-/// Completes a verdict with the harness's result for its candidate and decides the target verdict.
+/// Completes a verdict with the harness's result for its candidate (stages, decision, environment),
+/// leaving the target verdict to decide_target_verdict (a Triton candidate's static SASS comes first).
+void merge_gpu_result(const gpu_stage_result& r, const ordered_json& environment, verdict& v);
+/// merge_gpu_result, then the target verdict.
 void apply_gpu_result(const gpu_stage_result& r, const ordered_json& environment, verdict& v);
 /// The longest one candidate's GPU stages may take in a harness that is already set up.
 double candidate_deadline_s(const gpu_options& o, const task& t);
