@@ -11,7 +11,7 @@ packages=(
   libcurl4-openssl-dev libssl-dev libpcre2-dev libcpp-httplib-dev
   libseccomp-dev  # the candidate sandbox (src/sandbox)
   libgtest-dev libgmock-dev
-  libsqlite3-dev libpq-dev  # the evaluation service's job queue (src/service): SQLite and PostgreSQL clients
+  libsqlite3-dev libpq-dev  # the evaluation service's job queue (src/queue): SQLite and PostgreSQL clients
   postgresql-15             # the queue's PostgreSQL tests start a private server; they skip visibly without it
   chromium  # headless browser for the report test (ctest -L browser); it skips without it
 )

@@ -14,7 +14,7 @@
 #include "eval/pipeline.h"
 #include "prompts/prompt_renderer.h"
 #include "prompts/variant_manifest.h"
-#include "serve/remote_evaluator.h"
+#include "service/remote_evaluator.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -87,17 +87,17 @@ result<agent::evaluator_factory> evaluator_factory_for(const std::string& evalua
   }
   if (is_service_url(evaluator)) {
     // A PTXBench service: evaluations are queued there; this machine needs no GPU.
-    serve::client_settings cs;
+    service::client_settings cs;
     cs.url = evaluator;
     if (!token_file.empty()) {
       auto token = read_token_file(token_file);
       if (!token) return token.err();
       cs.token = *token;
     }
-    if (auto probe = serve::service_client::create(cs); !probe) return probe.err();
+    if (auto probe = service::service_client::create(cs); !probe) return probe.err();
     cs.cancel = &g_interrupted;
     return agent::evaluator_factory([cs](int) -> result<std::unique_ptr<ptxbench::evaluator>> {
-      return serve::make_remote_evaluator(cs, {});
+      return service::make_remote_evaluator(cs, {});
     });
   }
   return make_error(fmt::format(

@@ -14,7 +14,7 @@
 #include "cli/output_paths.h"
 #include "cli/print_verdict.h"
 #include "cli/service_options.h"
-#include "serve/remote_evaluator.h"
+#include "service/remote_evaluator.h"
 #include "core/file_io.h"
 #include "eval/pipeline.h"
 #include "eval/triton_stages.h"
@@ -76,30 +76,30 @@ int severity(exit_status s) {
 // verdicts printed exactly as a local evaluation's.
 result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& opts, const std::vector<eval_request>& requests,
                                                      std::vector<ordered_json>& records) {
-  serve::client_settings cs;
+  service::client_settings cs;
   cs.url = opts.remote;
   if (!opts.token_file.empty()) {
     auto token = read_token_file(opts.token_file);
     if (!token) return token.err();
     cs.token = *token;
   }
-  if (auto probe = serve::service_client::create(cs); !probe) return probe.err();
+  if (auto probe = service::service_client::create(cs); !probe) return probe.err();
   std::vector<result<verdict>> out(requests.size(), make_error("not evaluated"));
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < requests.size(); ++i)
     threads.emplace_back([&, i] {
-      auto client = serve::service_client::create(cs);
-      serve::remote_options ro;
+      auto client = service::service_client::create(cs);
+      service::remote_options ro;
       ro.target = requests[i].target->name;
       ro.bypass_cache = opts.bypass_cache;
-      auto response = serve::evaluate_remotely(**client, requests[i].candidate, requests[i].run_on_gpu, ro);
+      auto response = service::evaluate_remotely(**client, requests[i].candidate, requests[i].run_on_gpu, ro);
       if (!response) {
         out[i] = response.err();
         return;
       }
       records[i] = response->value("ptxbench", ordered_json::object());
       records[i].erase("verdict");
-      out[i] = serve::verdict_of_response(*response);
+      out[i] = service::verdict_of_response(*response);
     });
   for (auto& t : threads) t.join();
   return out;

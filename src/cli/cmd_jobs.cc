@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "serve/queue_view.h"
-#include "service/open_store.h"
+#include "service/queue_view.h"
+#include "queue/open_store.h"
 
 namespace ptxbench::cli {
 
@@ -21,24 +21,24 @@ void add_jobs_command(CLI::App& app, context& ctx) {
   cmd->add_flag("--json", a->json, "print the report as JSON");
   cmd->add_option("--slowest", a->slowest, "how many of the slowest jobs to list")->capture_default_str();
   cmd->callback([&ctx, a]() {
-    service::store_options o;
+    queue::store_options o;
     o.use_notify = false;
-    auto store = service::open_job_store(a->queue, o);
+    auto store = queue::open_job_store(a->queue, o);
     if (!store) {
       ctx.exit = report_error(store.err().message, exit_status::infra);
       return;
     }
     auto stats = (*store)->stats();
-    auto jobs = stats ? (*store)->summaries(stats->now_ms - 3600000) : result<std::vector<service::job_summary>>(stats.err());
-    auto workers = stats ? serve::view_workers(**store, stats->now_ms)
-                         : result<std::vector<serve::worker_view>>(stats.err());
+    auto jobs = stats ? (*store)->summaries(stats->now_ms - 3600000) : result<std::vector<queue::job_summary>>(stats.err());
+    auto workers = stats ? service::view_workers(**store, stats->now_ms)
+                         : result<std::vector<service::worker_view>>(stats.err());
     if (!stats || !jobs || !workers) {
       ctx.exit = report_error((!stats ? stats.err() : !jobs ? jobs.err() : workers.err()).message, exit_status::infra);
       return;
     }
-    auto report = serve::queue_report(*stats, *jobs, *workers, a->slowest);
+    auto report = service::queue_report(*stats, *jobs, *workers, a->slowest);
     if (a->json) std::puts(report.dump(2).c_str());
-    else std::fputs(serve::queue_report_text(report).c_str(), stdout);
+    else std::fputs(service::queue_report_text(report).c_str(), stdout);
     ctx.exit = exit_status::ok;
   });
 }

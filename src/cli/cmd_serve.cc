@@ -16,9 +16,9 @@
 
 #include "cli/commands.h"
 #include "cli/service_options.h"
-#include "serve/http_server.h"
-#include "serve/local_workers.h"
-#include "service/open_store.h"
+#include "service/http_server.h"
+#include "service/local_workers.h"
+#include "queue/open_store.h"
 
 namespace ptxbench::cli {
 namespace fs = std::filesystem;
@@ -76,12 +76,12 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
   bool local = a.local_workers || (a.queue.empty() && !a.no_local_workers);
 
   auto options = store_options_for(a.timing);
-  auto stores = serve::store_pool::open([&] { return service::open_job_store(queue, options); }, 4);
+  auto stores = service::store_pool::open([&] { return queue::open_job_store(queue, options); }, 4);
   if (!stores) return report_error(stores.err().message, exit_status::infra);
-  auto reaper = service::open_job_store(queue, options);
+  auto reaper = queue::open_job_store(queue, options);
   if (!reaper) return report_error(reaper.err().message, exit_status::infra);
 
-  serve::server_settings s;
+  service::server_settings s;
   s.host = listen->first;
   s.port = listen->second;
   s.token = token;
@@ -89,10 +89,10 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
   s.threads = a.threads;
   s.reap_interval_ms = a.timing.reap_ms;
   s.api.default_target = a.target;
-  auto server = serve::http_server::create(s, *tasks, std::move(*stores), std::move(*reaper));
+  auto server = service::http_server::create(s, *tasks, std::move(*stores), std::move(*reaper));
   if (!server) return report_error(server.err().message, exit_status::usage);
 
-  std::unique_ptr<serve::local_workers> workers;
+  std::unique_ptr<service::local_workers> workers;
   if (local) {
     std::vector<std::string> base = {self_exe().string(), "--root", ctx.root.string(), "--cache-dir", ctx.cache_dir.string(),
                                      "worker", "--queue", queue, "--evaluator", a.evaluator};
@@ -100,7 +100,7 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
     if (a.evaluator == "fake")
       base.insert(base.end(), {"--fake-delay-ms", std::to_string(a.fake_delay_ms), "--fake-cpu-delay-ms",
                                std::to_string(a.fake_cpu_delay_ms)});
-    std::vector<serve::local_worker> list;
+    std::vector<service::local_worker> list;
     for (int i = 0; i < a.cpu_workers; ++i) {
       auto argv = base;
       argv.insert(argv.end(), {"--role", "cpu", "--id-prefix", fmt::format("local{}", i)});
@@ -114,7 +114,7 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
     } else if (a.evaluator == "fake") {
       for (int i = 0; i < a.fake_gpus; ++i) gpus.push_back(i);
     } else {
-      gpus = serve::local_gpu_devices();
+      gpus = service::local_gpu_devices();
     }
     // Several GPU workers on one GPU (--gpu-workers-per-device) each hold their own harness: one
     // candidate's host-side stages (runner start, sanitizer) overlap another's timed calls, and a
@@ -132,7 +132,7 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
       }
     if (gpus.empty())
       std::fprintf(stderr, "ptxbench serve: no local GPU (/dev/nvidia*): jobs wait until a GPU worker joins this queue\n");
-    workers = std::make_unique<serve::local_workers>(std::move(list), service_dir / "logs", a.worker_restart_ms);
+    workers = std::make_unique<service::local_workers>(std::move(list), service_dir / "logs", a.worker_restart_ms);
   }
   std::fprintf(stderr, "ptxbench serve: listening on http://%s:%d (queue %s%s%s)\n", s.host.c_str(), (*server)->port(),
                queue.c_str(), local ? ", local workers" : "", token.empty() ? "" : ", bearer token required");

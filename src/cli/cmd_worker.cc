@@ -10,7 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/service_options.h"
-#include "serve/worker_command.h"
+#include "service/worker_command.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -80,10 +80,10 @@ void add_worker_command(CLI::App& app, context& ctx) {
       ctx.exit = report_error(tasks.err().message, exit_status::usage);
       return;
     }
-    serve::worker_settings s;
+    service::worker_settings s;
     s.queue = a->queue;
-    s.role = a->role == "gpu" ? service::worker_role::gpu : service::worker_role::cpu;
-    if (s.role == service::worker_role::gpu) {
+    s.role = a->role == "gpu" ? queue::worker_role::gpu : queue::worker_role::cpu;
+    if (s.role == queue::worker_role::gpu) {
       auto devices = parse_devices(a->devices);
       if (!devices) {
         ctx.exit = report_error(devices.err().message, exit_status::usage);
@@ -117,7 +117,7 @@ void add_worker_command(CLI::App& app, context& ctx) {
     s.quiet = a->quiet;
     std::signal(SIGTERM, on_stop_signal);
     std::signal(SIGINT, on_stop_signal);
-    int rc = serve::run_workers(s, *tasks, g_stop);
+    int rc = service::run_workers(s, *tasks, g_stop);
     ctx.exit = rc == 0 ? exit_status::ok : exit_status::infra;
   });
 }

@@ -19,8 +19,8 @@ void add_queue_timing(CLI::App& cmd, queue_timing& t) {
   cmd.add_option("--reap-ms", t.reap_ms, "how often expired leases are requeued")->capture_default_str()->group("");
 }
 
-service::store_options store_options_for(const queue_timing& t) {
-  service::store_options o;
+queue::store_options store_options_for(const queue_timing& t) {
+  queue::store_options o;
   o.policy.max_infra_failures = t.max_infra_failures;
   o.policy.max_lost_leases = t.max_lost_leases;
   o.policy.backoff_base_ms = t.backoff_ms;

@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/result.h"
-#include "service/job_store.h"
+#include "queue/job_store.h"
 
 namespace ptxbench::cli {
 
@@ -23,7 +23,7 @@ struct queue_timing {
 
 /// Adds --lease-ms, --max-infra-failures, --max-lost-leases, --backoff-ms, --poll-ms, --reap-ms.
 void add_queue_timing(CLI::App& cmd, queue_timing& t);
-service::store_options store_options_for(const queue_timing& t);
+queue::store_options store_options_for(const queue_timing& t);
 /// The same options as command-line arguments (for the workers `serve` starts).
 std::vector<std::string> queue_timing_args(const queue_timing& t);
 

@@ -1,0 +1,143 @@
+#include "service/worker_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "build/toolchain.h"
+#include "service/environment.h"
+#include "queue/open_store.h"
+
+namespace ptxbench::service {
+namespace {
+
+std::string host_name() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// Opens a store, waiting out a database that is still starting (or restarting).
+std::unique_ptr<queue::job_store> open_patiently(const worker_settings& s, const std::atomic<bool>& stop) {
+  bool said = false;
+  while (!stop) {
+    auto opened = queue::open_job_store(s.queue, s.store);
+    if (opened) return std::move(*opened);
+    if (!said && !s.quiet) std::fprintf(stderr, "ptxbench worker: %s (retrying)\n", opened.err().message.c_str());
+    said = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+result<std::string> target_for_gpu(const suite& tasks, const std::string& gpu_model) {
+  for (const auto& [name, t] : tasks.targets)
+    if (t.gpu_name == gpu_model) return name;
+  for (const auto& [name, t] : tasks.targets)
+    if (lower(gpu_model).find(name) != std::string::npos) return name;
+  return make_error(fmt::format("GPU '{}' is none of the suite's targets (suite/targets.json); pass --targets", gpu_model));
+}
+
+int run_workers(const worker_settings& s, const suite& tasks, const std::atomic<bool>& stop) {
+  const std::string prefix = s.id_prefix.empty() ? host_name() : s.id_prefix;
+  std::mutex say_mutex;
+  auto say = [&](const std::string& line) {
+    if (s.quiet) return;
+    std::lock_guard lock(say_mutex);
+    std::fprintf(stderr, "%s\n", line.c_str());
+  };
+
+  struct slot {
+    queue::worker_config config;
+    queue::worker_callbacks callbacks;
+    std::unique_ptr<gpu_job_runner> runner;
+  };
+  std::vector<slot> slots;
+  if (s.role == queue::worker_role::cpu) {
+    queue::run_environment env = s.evaluator == "fake" ? fake_cpu_environment() : queue::run_environment{};
+    for (int i = 0; i < std::max(1, s.jobs); ++i) {
+      slot sl;
+      sl.callbacks = s.evaluator == "fake" ? fake_callbacks(tasks, s.fake) : pipeline_cpu_callbacks(tasks, s.pipeline);
+      sl.config.id = fmt::format("{}/cpu{}", prefix, i);
+      if (s.evaluator != "fake") {
+        auto tc = build::find_toolchain(s.pipeline.cuda_root, s.pipeline.cache_dir);
+        env = cpu_environment(tc ? tc->nvcc_version : std::string());
+      }
+      sl.config.info_json = ordered_json{{"device", "cpu"}, {"evaluator", s.evaluator}, {"environment", to_json(env)}}.dump();
+      slots.push_back(std::move(sl));
+    }
+  } else {
+    for (int device : s.devices) {
+      slot sl;
+      sl.config.id = fmt::format("{}/gpu{}", prefix, device);
+      queue::run_environment env;
+      std::vector<std::string> targets = s.targets;
+      if (s.evaluator == "fake") {
+        sl.callbacks = fake_callbacks(tasks, s.fake);
+        env = fake_gpu_environment();
+        if (targets.empty()) targets = s.fake_targets;
+      } else {
+        eval::pipeline_config config = s.pipeline;
+        config.gpu.device = device;
+        sl.runner = std::make_unique<gpu_job_runner>(tasks, config, s.max_sessions);
+        auto probed = sl.runner->probe();
+        if (!probed) {
+          std::fprintf(stderr, "ptxbench worker: %s\n", probed.err().message.c_str());
+          return 2;
+        }
+        env = *probed;
+        if (targets.empty()) {
+          auto t = target_for_gpu(tasks, env.gpu_model);
+          if (!t) {
+            std::fprintf(stderr, "ptxbench worker: %s\n", t.err().message.c_str());
+            return 2;
+          }
+          targets = {*t};
+        }
+        sl.callbacks = sl.runner->callbacks();
+      }
+      sl.config.targets = targets;
+      sl.config.info_json = ordered_json{{"device", fmt::format("cuda:{}", device)},
+                                         {"evaluator", s.evaluator},
+                                         {"environment", to_json(env)}}
+                                .dump();
+      say(fmt::format("ptxbench worker {}: {} serving {}", sl.config.id, env.gpu_model, fmt::join(targets, ",")));
+      slots.push_back(std::move(sl));
+    }
+  }
+  for (auto& sl : slots) {
+    sl.config.role = s.role;
+    sl.config.host = host_name();
+    sl.config.lease_ms = s.lease_ms;
+    sl.config.idle_wait_ms = 1000;
+    sl.callbacks.log = [say, id = sl.config.id](const std::string& line) { say(id + ": " + line); };
+  }
+  std::vector<std::thread> threads;
+  for (auto& sl : slots)
+    threads.emplace_back([&s, &stop, &sl, say] {
+      auto store = open_patiently(s, stop);
+      if (!store) return;
+      auto summary = queue::run_worker(*store, sl.config, sl.callbacks, stop);
+      if (!summary) say(fmt::format("{}: {}", sl.config.id, summary.err().message));
+      else
+        say(fmt::format("{}: stopped after {} leases ({} handed on, {} verdicts, {} infrastructure failures, {} given back)",
+                        sl.config.id, summary->leased, summary->compiled, summary->completed, summary->infra_failures,
+                        summary->released));
+    });
+  for (auto& t : threads) t.join();
+  return 0;
+}
+
+}  // namespace ptxbench::service
