@@ -8,16 +8,13 @@
 
 #include <fmt/format.h>
 
+#include "core/text.h"
+
 namespace ptxbench::agent {
 namespace {
 
 int line_of(const std::string& text, std::size_t pos) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
 }
 
 void set_stages(verdict& v, stage_id failed_at, bool gpu) {

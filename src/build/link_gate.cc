@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "build/measurement_rules.h"
+#include "core/text.h"
 
 namespace ptxbench::build {
 namespace {
@@ -22,14 +23,6 @@ constexpr std::array<std::string_view, 7> k_banned_dynamic_loading = {
 constexpr std::array<std::string_view, 16> k_banned_process = {
     "system", "popen",  "execl", "execle", "execlp", "execv",       "execve",       "execvp",
     "execvpe", "fexecve", "fork", "vfork", "clone",  "posix_spawn", "posix_spawnp", "syscall"};
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 }  // namespace
 
