@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -62,10 +64,12 @@ result<solution> load_candidate(const std::string& file, const suite& s, const s
   return eval::solution_for_kernel_file(fs::path(file).filename().string(), *text, *t, *target);
 }
 
-// Several candidates: the exit status is the worst one (infra > candidate failed > not target-correct > ok).
+// Several candidates: the exit status is the worst one (infra > refused as bad input > candidate
+// failed > not target-correct > ok).
 int severity(exit_status s) {
   switch (s) {
-    case exit_status::infra: return 3;
+    case exit_status::infra: return 4;
+    case exit_status::usage: return 3;
     case exit_status::candidate_failed: return 2;
     case exit_status::not_target_correct: return 1;
     default: return 0;
@@ -73,11 +77,19 @@ int severity(exit_status s) {
 }
 
 // --remote: every candidate submitted to the service at once (each waits on its own thread), the
-// verdicts printed exactly as a local evaluation's.
+// verdicts printed exactly as a local evaluation's. Without --target an evaluation is for the
+// service's GPU (its default target). A submission the service refuses (the request is wrong) is
+// marked in `refused`.
 result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& opts, const std::vector<eval_request>& requests,
-                                                     std::vector<ordered_json>& records) {
+                                                     std::vector<ordered_json>& records, std::vector<int>& refused) {
   service::client_settings cs;
   cs.url = opts.remote;
+  // Never silence while the server cannot be reached: say so, and that it is being retried.
+  auto said = std::make_shared<std::mutex>();
+  cs.on_retry = [said](const std::string& line) {
+    std::lock_guard lock(*said);
+    std::fprintf(stderr, "ptxbench: %s\n", line.c_str());
+  };
   if (!opts.token_file.empty()) {
     auto token = read_token_file(opts.token_file);
     if (!token) return token.err();
@@ -90,11 +102,15 @@ result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& op
     threads.emplace_back([&, i] {
       auto client = service::service_client::create(cs);
       service::remote_options ro;
-      ro.target = requests[i].target->name;
+      // A check names its target (what it builds for); an evaluation without --target is for the
+      // service's GPU.
+      if (opts.target_given || !requests[i].run_on_gpu) ro.target = requests[i].target->name;
       ro.bypass_cache = opts.bypass_cache;
-      auto response = service::evaluate_remotely(**client, requests[i].candidate, requests[i].run_on_gpu, ro);
+      int refused_status = 0;
+      auto response = service::evaluate_remotely(**client, requests[i].candidate, requests[i].run_on_gpu, ro, &refused_status);
       if (!response) {
         out[i] = response.err();
+        refused[i] = refused_status != 0 ? 1 : 0;
         return;
       }
       records[i] = response->value("ptxbench", ordered_json::object());
@@ -112,7 +128,9 @@ void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
       ->required()
       ->default_str("");
   cmd.add_option("--task", opts.task, "task name (see `ptxbench tasks`); optional for a Solution JSON");
-  cmd.add_option("--target", opts.target, "target GPU: h100, h200 or b200")->capture_default_str();
+  cmd.add_option("--target", opts.target, "target GPU: h100, h200 or b200")->capture_default_str()->each([&opts](const std::string&) {
+    opts.target_given = true;
+  });
   cmd.add_flag("--json", opts.json, "print the verdict as JSON (an array for several candidates)");
   cmd.add_option("--out", opts.out, "also write the JSON verdict(s) to this file")->each([&opts](const std::string&) {
     opts.out_given = true;
@@ -169,6 +187,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
     requests.push_back({p->t, p->target, std::move(*candidate), run_on_gpu});
   }
   std::vector<ordered_json> service_records(requests.size());
+  std::vector<int> refused(requests.size(), 0);  // not vector<bool>: threads write their own element
   std::vector<result<verdict>> verdicts;
   if (opts.remote.empty()) {
     // Decided here, before any build: without a GPU the harness could only fail with a CUDA error.
@@ -180,7 +199,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
                             exit_status::infra);
     verdicts = evaluator->evaluate_batch(requests);
   } else {
-    auto remote = evaluate_remote(opts, requests, service_records);
+    auto remote = evaluate_remote(opts, requests, service_records, refused);
     if (!remote) return report_error(remote.err().message, exit_status::usage);
     verdicts = std::move(*remote);
   }
@@ -193,7 +212,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
     if (!v) {
       std::fprintf(stderr, "ptxbench: %s: %s\n", file.c_str(), v.err().message.c_str());
       all.push_back({{"file", file}, {"error", v.err().message}});
-      code = exit_status::infra;
+      code = refused[i] ? exit_status::usage : exit_status::infra;  // a refused request is bad input
     } else {
       all.push_back(to_json(*v));
       all.back()["file"] = file;

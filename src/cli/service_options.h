@@ -4,6 +4,7 @@
 // test-only fake evaluator.
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -26,6 +27,9 @@ void add_queue_timing(CLI::App& cmd, queue_timing& t);
 queue::store_options store_options_for(const queue_timing& t);
 /// The same options as command-line arguments (for the workers `serve` starts).
 std::vector<std::string> queue_timing_args(const queue_timing& t);
+
+/// --devices: comma-separated CUDA ordinals ("0,1"); anything else is a one-line error.
+result<std::vector<int>> parse_devices(const std::string& text);
 
 /// Reads a bearer token file: one line, at least 16 characters, surrounding whitespace removed.
 result<std::string> read_token_file(const std::string& path);

@@ -18,20 +18,22 @@
 namespace ptxbench::service {
 
 /// The verdict a TaskResponse carries (its "ptxbench" field). A failed task is an error (PTXBench
-/// could not evaluate it); a poison pill becomes a runtime_error verdict.
+/// could not evaluate it: the error says why, e.g. no GPU worker serves its target).
 result<verdict> verdict_of_response(const ordered_json& task_response);
 
 struct remote_options {
-  std::string target = "h200";
+  std::string target;  ///< "" = none named: the service's default (its GPU's target)
   queue::job_kind kind = queue::job_kind::evaluate;
   bool bypass_cache = false;
   double poll_slice_s = 30;       ///< one long-poll
   double max_wait_s = 24 * 3600;  ///< give up on a task after this long
 };
 
-/// Submits a Solution and waits for its TaskResponse (retrying as described above).
+/// Submits a Solution and waits for its TaskResponse (retrying as described above). When the service
+/// refuses the submission (a 4xx answer: the request is wrong), `refused_status` is set to the HTTP
+/// status and the error is its detail.
 result<ordered_json> evaluate_remotely(service_client& client, const solution& candidate, bool run_on_gpu,
-                                       const remote_options& options);
+                                       const remote_options& options, int* refused_status = nullptr);
 
 /// An evaluator over HTTP; thread-safe (each call makes its own connections).
 std::unique_ptr<evaluator> make_remote_evaluator(client_settings settings, remote_options options);

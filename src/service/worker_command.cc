@@ -8,10 +8,12 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "build/toolchain.h"
-#include "service/environment.h"
+#include "core/text.h"
 #include "queue/open_store.h"
+#include "service/environment.h"
 
 namespace ptxbench::service {
 namespace {
@@ -20,11 +22,6 @@ std::string host_name() {
   char buf[256] = {0};
   if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
   return buf;
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 /// Opens a store, waiting out a database that is still starting (or restarting).
@@ -40,6 +37,8 @@ std::unique_ptr<queue::job_store> open_patiently(const worker_settings& s, const
   return nullptr;
 }
 
+std::string join(const std::vector<std::string>& items) { return fmt::format("{}", fmt::join(items, ",")); }
+
 }  // namespace
 
 result<std::string> target_for_gpu(const suite& tasks, const std::string& gpu_model) {
@@ -48,6 +47,22 @@ result<std::string> target_for_gpu(const suite& tasks, const std::string& gpu_mo
   for (const auto& [name, t] : tasks.targets)
     if (lower(gpu_model).find(name) != std::string::npos) return name;
   return make_error(fmt::format("GPU '{}' is none of the suite's targets (suite/targets.json); pass --targets", gpu_model));
+}
+
+result<std::vector<std::string>> targets_for_gpu(const suite& tasks, const std::string& gpu_model,
+                                                 const std::vector<std::string>& requested) {
+  auto own = target_for_gpu(tasks, gpu_model);
+  if (requested.empty()) {
+    if (!own) return own.err();
+    return std::vector<std::string>{*own};
+  }
+  for (const auto& t : requested) {
+    if (!tasks.find_target(t)) return make_error(fmt::format("--targets: unknown target '{}'", t));
+    if (own && t != *own)
+      return make_error(fmt::format("--targets {}: the GPU here is {} (target {}); it cannot serve {}", join(requested),
+                                    gpu_model, *own, t));
+  }
+  return requested;
 }
 
 int run_workers(const worker_settings& s, const suite& tasks, const std::atomic<bool>& stop) {
@@ -83,11 +98,10 @@ int run_workers(const worker_settings& s, const suite& tasks, const std::atomic<
       slot sl;
       sl.config.id = fmt::format("{}/gpu{}", prefix, device);
       queue::run_environment env;
-      std::vector<std::string> targets = s.targets;
+      std::vector<std::string> targets;
       if (s.evaluator == "fake") {
         sl.callbacks = fake_callbacks(tasks, s.fake);
-        env = fake_gpu_environment();
-        if (targets.empty()) targets = s.fake_targets;
+        env = fake_gpu_environment(s.fake.gpu_name);
       } else {
         eval::pipeline_config config = s.pipeline;
         config.gpu.device = device;
@@ -98,16 +112,14 @@ int run_workers(const worker_settings& s, const suite& tasks, const std::atomic<
           return 2;
         }
         env = *probed;
-        if (targets.empty()) {
-          auto t = target_for_gpu(tasks, env.gpu_model);
-          if (!t) {
-            std::fprintf(stderr, "ptxbench worker: %s\n", t.err().message.c_str());
-            return 2;
-          }
-          targets = {*t};
-        }
         sl.callbacks = sl.runner->callbacks();
       }
+      auto served = targets_for_gpu(tasks, env.gpu_model, s.targets);
+      if (!served) {
+        std::fprintf(stderr, "ptxbench worker: %s\n", served.err().message.c_str());
+        return 2;
+      }
+      targets = *served;
       sl.config.targets = targets;
       sl.config.info_json = ordered_json{{"device", fmt::format("cuda:{}", device)},
                                          {"evaluator", s.evaluator},
