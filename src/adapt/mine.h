@@ -25,6 +25,9 @@ struct mine_options {
   std::vector<std::string> variants;  ///< keep only these prompt variants; empty: all
   std::vector<int> turns;             ///< keep only these turns (0-based); empty: all
   std::vector<std::string> tasks;     ///< keep only these tasks; empty: all
+  /// The suite's tasks: a kept turn of any other task is an error (it could never be repaired or
+  /// evaluated here). Empty: not checked.
+  std::vector<std::string> known_tasks;
   bool include_unterminated = false;  ///< also mine replies whose code block was cut off
   std::vector<std::string> argv;      ///< recorded in the manifest
 };

@@ -23,8 +23,11 @@ struct mine_args {
   bool include_unterminated = false;
 };
 
-exit_status mine_command(const mine_args& a, const std::vector<std::string>& argv) {
+exit_status mine_command(const mine_args& a, const std::vector<std::string>& argv, const context& ctx) {
+  auto tasks = load_suite(ctx.suite_dir());
+  if (!tasks) return report_error(tasks.err().message, exit_status::usage);
   adapt::mine_options o;
+  for (const auto& t : tasks->tasks) o.known_tasks.push_back(t.name);
   for (const auto& r : a.runs) o.run_dirs.emplace_back(r);
   o.cap_per_definition = a.cap;
   o.seed = a.seed;
@@ -171,7 +174,7 @@ void add_fixit_command(CLI::App& app, context& ctx) {
   mine->add_option("--turns", ma->turns, "keep only these turns, 0-based (e.g. 0-4; upstream: turns below 5)");
   mine->add_option("--tasks", ma->tasks, "keep only these tasks (comma-separated)");
   mine->add_flag("--include-unterminated", ma->include_unterminated, "also mine replies whose code block was cut off");
-  mine->callback([&ctx, ma, mine]() { ctx.exit = mine_command(*ma, command_line(*mine, {"ptxbench", "fixit", "mine"})); });
+  mine->callback([&ctx, ma, mine]() { ctx.exit = mine_command(*ma, command_line(*mine, {"ptxbench", "fixit", "mine"}), ctx); });
 
   auto ra = std::make_shared<repair_args>();
   auto* repair = fixit->add_subcommand("repair", "one repair trajectory per mined wrong kernel (a teacher, the agent loop, the evaluator)");
@@ -198,7 +201,9 @@ void add_fixit_command(CLI::App& app, context& ctx) {
   pairs->add_option("--min-speedup", pa->min_speedup, "only repairs at least this fast against the vendor library")
       ->check(number_in(0, 1e6))
       ->default_str("off");
-  pairs->add_option("--select", pa->select, "all correct repair turns, the first, or the fastest per wrong kernel")->capture_default_str();
+  pairs->add_option("--select", pa->select,
+                    "all (every correct repair turn), first (the first per wrong kernel) or best (the fastest)")
+      ->capture_default_str();
   pairs->add_option("--cap-per-definition", pa->cap, "at most N pairs per task after de-duplication (post-balancing)")
       ->check(whole_number(0, 1'000'000'000))
       ->default_str("off");

@@ -52,7 +52,9 @@ void add_kernelgen_command(CLI::App& app, context& ctx) {
   collect->add_option("--min-speedup", a->min_speedup, "only kernels at least this fast against the vendor library")
       ->check(number_in(0, 1e6))
       ->default_str("off");
-  collect->add_option("--select", a->select, "all correct turns, or the first / fastest per trajectory")->capture_default_str();
+  collect->add_option("--select", a->select,
+                      "all (every correct turn), first (each trajectory's first correct turn) or best (its fastest)")
+      ->capture_default_str();
   collect->add_option("--variants", a->variants, "keep only these prompt variants (comma-separated)");
   collect->add_option("--tasks", a->tasks, "keep only these tasks (comma-separated)");
   collect->add_option("--cap-per-definition", a->cap, "at most N kernels per task (seeded, stratified by turn)")

@@ -33,8 +33,11 @@ result<jsonl_contents> read_jsonl(const std::filesystem::path& path, std::size_t
 
 class jsonl_appender {
  public:
-  /// Opens path for appending, creating it (and its folder); a torn last line is cut off first.
-  static result<std::unique_ptr<jsonl_appender>> open(const std::filesystem::path& path);
+  /// Opens path for appending, creating it (and its folder). A torn last line is cut off first, but
+  /// only when it is half of a record this appender writes: it begins like one ({"format":"<format>"
+  /// or a prefix of that) and is not complete JSON. Any other last line without a newline (a file
+  /// some other program wrote, a note, a trajectory) is refused: nothing is cut or appended.
+  static result<std::unique_ptr<jsonl_appender>> open(const std::filesystem::path& path, const std::string& format);
   ~jsonl_appender();
   jsonl_appender(const jsonl_appender&) = delete;
   jsonl_appender& operator=(const jsonl_appender&) = delete;
