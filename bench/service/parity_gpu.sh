@@ -16,6 +16,9 @@
 # and $OUT/service_parity.tar.gz when OUT is set.
 #   bench/stage_h200_binaries.sh                                 # here, before carrying the tree
 #   PTXBENCH_BIN=$PWD/.carry/bin bench/service/parity_gpu.sh     # on the GPU host, from the repository root
+# A dry run of the plumbing without a GPU (a stand-in nvidia-smi on PATH that prints a Hopper name, the
+# fake evaluator: the cases that need real verdicts fail, the rest runs):
+#   PTXBENCH_SERVICE_EXTRA_ARGS="--evaluator fake --fake-gpu-name 'NVIDIA H100 80GB HBM3'" bench/service/parity_gpu.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 RETURN_DIR=${OUT:-}
@@ -84,9 +87,12 @@ case_result() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader 2>&1 | sed 's/^/# nvidia-smi: /'
 } | tee "$R/summary.txt"
 
+EXTRA=()
+[ -n "${PTXBENCH_SERVICE_EXTRA_ARGS:-}" ] && eval "EXTRA=($PTXBENCH_SERVICE_EXTRA_ARGS)"
 echo "== serve, no --target"
 "$BIN/ptxbench" serve --listen "127.0.0.1:$port" --service-dir "$work/service" --cpu-workers 2 --devices 0 \
-  --unserved-after 5 --call-timeout 10 --sanitize-timeout 30 > "$R/serve.log" 2>&1 &
+  --unserved-after 5 --call-timeout 10 --sanitize-timeout 30 ${PTXBENCH_SERVICE_EXTRA_ARGS:+"${EXTRA[@]}"} \
+  > "$R/serve.log" 2>&1 &
 server=$!
 rc=1
 for _ in $(seq 150); do  # up to 30 s: the GPU worker probed the GPU and registered
