@@ -69,8 +69,9 @@ def main():
         record["traces"], record["debug_report"] = traces, report
         got = [t["evaluation"]["status"] for t in traces]
         assert got == [want], f"statuses {got}, expected [{want}]"
-        for t in traces:
-            assert t["evaluation"]["environment"]["hardware"], "a trace without hardware"
+        for t in traces:  # an evaluate trace names its hardware (a sanitize log turned into a trace has none)
+            if "environment" in t["evaluation"]:
+                assert t["evaluation"]["environment"]["hardware"], "a trace without hardware"
         return traces
 
     def upstream_form_kernel(record):
