@@ -32,9 +32,10 @@ extern "C" void on_serve_signal(int) { g_stop_requested = true; }
 
 struct serve_args {
   std::string listen = "127.0.0.1:8000", queue, service_dir, token_file, target, devices, evaluator = "pipeline";
-  std::string harness, fake_gpu_name = "FAKE H200";
+  std::string harness;
   bool local_workers = false, no_local_workers = false;
-  int cpu_workers = 1, gpu_workers_per_device = 1, worker_restart_ms = 1000, fake_gpus = 1, fake_delay_ms = 0, fake_cpu_delay_ms = 0, threads = 64;
+  int cpu_workers = 1, gpu_workers_per_device = 1, worker_restart_ms = 1000, fake_gpus = 1, threads = 64;
+  fake_evaluator_args fake;
   std::size_t max_body_bytes = 4u << 20;
   double unserved_after_s = 10;
   queue_timing timing;
@@ -75,7 +76,7 @@ result<std::string> choose_default_target(const serve_args& a, const suite& task
   }
   std::set<std::string> here;  // the targets the local GPUs are
   for (int d : gpus) {
-    std::string gpu = a.fake_gpu_name;
+    std::string gpu = a.fake.gpu_name;
     if (a.evaluator != "fake") {
       eval::pipeline_config config;
       config.root = ctx.root;
@@ -179,8 +180,8 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
                                      "worker", "--queue", queue, "--evaluator", a.evaluator};
     for (const auto& arg : queue_timing_args(a.timing)) base.push_back(arg);
     if (a.evaluator == "fake")
-      base.insert(base.end(), {"--fake-delay-ms", std::to_string(a.fake_delay_ms), "--fake-cpu-delay-ms",
-                               std::to_string(a.fake_cpu_delay_ms), "--fake-gpu-name", a.fake_gpu_name});
+      base.insert(base.end(), {"--fake-delay-ms", std::to_string(a.fake.delay_ms), "--fake-cpu-delay-ms",
+                               std::to_string(a.fake.cpu_delay_ms), "--fake-gpu-name", a.fake.gpu_name});
     std::vector<service::local_worker> list;
     for (int i = 0; i < a.cpu_workers; ++i) {
       auto argv = base;
@@ -280,13 +281,7 @@ void add_serve_command(CLI::App& app, context& ctx) {
   cmd->add_option("--fake-gpus", a->fake_gpus, "fake evaluator: local GPU workers to start")
       ->check(whole_number(0, 64))
       ->group("");
-  cmd->add_option("--fake-gpu-name", a->fake_gpu_name, "fake evaluator: the GPU name the fake GPUs report")->group("");
-  cmd->add_option("--fake-delay-ms", a->fake_delay_ms, "fake evaluator: milliseconds per GPU half")
-      ->check(whole_number(0, 3'600'000))
-      ->group("");
-  cmd->add_option("--fake-cpu-delay-ms", a->fake_cpu_delay_ms, "fake evaluator: milliseconds per CPU half")
-      ->check(whole_number(0, 3'600'000))
-      ->group("");
+  add_fake_evaluator_options(*cmd, a->fake);
   cmd->callback([&ctx, a]() { ctx.exit = run_serve(*a, ctx); });
 }
 

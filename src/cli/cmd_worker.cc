@@ -25,8 +25,9 @@ extern "C" void on_stop_signal(int) { g_stop = true; }
 void add_worker_command(CLI::App& app, context& ctx) {
   auto* cmd = app.add_subcommand("worker", "a worker of the evaluation service: CPU stages (--role cpu) or GPU stages (--role gpu)");
   struct args {
-    std::string queue, role, devices = "0", targets, id_prefix, evaluator = "pipeline", harness, fake_gpu_name = "FAKE H200";
-    int jobs = 1, fake_delay_ms = 0, fake_cpu_delay_ms = 0, max_sessions = 2;
+    std::string queue, role, devices = "0", targets, id_prefix, evaluator = "pipeline", harness;
+    int jobs = 1, max_sessions = 2;
+    fake_evaluator_args fake;
     bool allow_kill_self = false, quiet = false;
     queue_timing timing;
     double call_timeout_s = 30, sanitize_timeout_s = 120;
@@ -55,13 +56,7 @@ void add_worker_command(CLI::App& app, context& ctx) {
   // Test-only: the fake evaluator (docs/service.md, "Testing").
   cmd->add_option("--evaluator", a->evaluator, "pipeline, or fake (tests only)")->group("");
   cmd->add_option("--harness", a->harness, "gpu: the ptxbench-harness executable (default: beside ptxbench)")->group("");
-  cmd->add_option("--fake-delay-ms", a->fake_delay_ms, "fake evaluator: milliseconds per GPU half")
-      ->check(whole_number(0, 3'600'000))
-      ->group("");
-  cmd->add_option("--fake-cpu-delay-ms", a->fake_cpu_delay_ms, "fake evaluator: milliseconds per CPU half")
-      ->check(whole_number(0, 3'600'000))
-      ->group("");
-  cmd->add_option("--fake-gpu-name", a->fake_gpu_name, "fake evaluator: the GPU name the fake GPU reports")->group("");
+  add_fake_evaluator_options(*cmd, a->fake);
   cmd->add_flag("--allow-kill-self", a->allow_kill_self, "fake evaluator: FAKE_KILL_WORKER kills this worker")->group("");
   cmd->callback([&ctx, a]() {
     if (a->evaluator != "pipeline" && a->evaluator != "fake") {
@@ -94,9 +89,9 @@ void add_worker_command(CLI::App& app, context& ctx) {
         return;
       }
     s.evaluator = a->evaluator;
-    s.fake.gpu_name = a->fake_gpu_name;
-    s.fake.delay_ms = a->fake_delay_ms;
-    s.fake.cpu_delay_ms = a->fake_cpu_delay_ms;
+    s.fake.gpu_name = a->fake.gpu_name;
+    s.fake.delay_ms = a->fake.delay_ms;
+    s.fake.cpu_delay_ms = a->fake.cpu_delay_ms;
     s.fake.allow_kill_self = a->allow_kill_self;
     s.pipeline.root = ctx.root;
     s.pipeline.cache_dir = ctx.cache_dir;

@@ -30,6 +30,16 @@ void add_queue_timing(CLI::App& cmd, queue_timing& t) {
       ->group("");
 }
 
+void add_fake_evaluator_options(CLI::App& cmd, fake_evaluator_args& f) {
+  cmd.add_option("--fake-delay-ms", f.delay_ms, "fake evaluator: milliseconds per GPU half")
+      ->check(whole_number(0, 3'600'000))
+      ->group("");
+  cmd.add_option("--fake-cpu-delay-ms", f.cpu_delay_ms, "fake evaluator: milliseconds per CPU half")
+      ->check(whole_number(0, 3'600'000))
+      ->group("");
+  cmd.add_option("--fake-gpu-name", f.gpu_name, "fake evaluator: the GPU name the fake GPU reports")->group("");
+}
+
 result<std::vector<int>> parse_devices(const std::string& text) {
   std::vector<int> out;
   std::size_t start = 0;

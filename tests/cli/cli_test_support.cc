@@ -1,5 +1,7 @@
 #include "cli/cli_test_support.h"
 
+#include <gtest/gtest.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +30,18 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 
 bool one_line(const std::string& text) {
   return !text.empty() && text.back() == '\n' && std::count(text.begin(), text.end(), '\n') == 1;
+}
+
+void expect_cases(const std::vector<cli_case>& cases, const std::vector<std::pair<std::string, std::string>>& env) {
+  for (const auto& c : cases) {
+    auto r = run_cli(c.args, 120, env);
+    std::string shown;
+    for (const auto& a : c.args) shown += a + " ";
+    EXPECT_EQ(r.exit_code, c.exit_code) << shown << "\n" << r.err;
+    EXPECT_EQ(first_line(r.err), c.first_line) << shown;
+    EXPECT_TRUE(one_line(r.err)) << shown << "\n" << r.err;
+    EXPECT_EQ(r.signal, 0) << shown;
+  }
 }
 
 }  // namespace ptxbench::testing

@@ -19,4 +19,14 @@ std::string first_line(const std::string& text);
 /// True when stderr is exactly one line (a clear error, no stack trace).
 bool one_line(const std::string& text);
 
+/// A command that must fail (or succeed) with this exit code and exactly this first line on stderr.
+struct cli_case {
+  std::vector<std::string> args;
+  int exit_code;
+  std::string first_line;  ///< exact, without "\n"
+};
+
+/// Runs each case; its exit code and first line must match, stderr must be one line, no signal.
+void expect_cases(const std::vector<cli_case>& cases, const std::vector<std::pair<std::string, std::string>>& env = {});
+
 }  // namespace ptxbench::testing

@@ -24,11 +24,11 @@ namespace fs = std::filesystem;
 using testing::first_line;
 using testing::one_line;
 using testing::run_cli;
+using testing::cli_case;
+using testing::expect_cases;
 
 const std::string k_task = "gemm_n7168_k5120";
 const std::string k_h100 = "NVIDIA H100 80GB HBM3";
-
-std::string kernel(const std::string& name) { return (testing::fixtures_dir() / "kernels" / name).string(); }
 
 int free_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -79,23 +79,6 @@ class ServiceCli : public ::testing::Test {
   pid_t m_server = -1;
   int m_port = 0;
 };
-
-struct cli_case {
-  std::vector<std::string> args;
-  int exit_code;
-  std::string first_line;
-};
-
-void expect_cases(const std::vector<cli_case>& cases) {
-  for (const auto& c : cases) {
-    auto r = run_cli(c.args, 60);
-    std::string shown;
-    for (const auto& a : c.args) shown += a + " ";
-    EXPECT_EQ(r.exit_code, c.exit_code) << shown << "\n" << r.err;
-    EXPECT_EQ(first_line(r.err), c.first_line) << shown;
-    EXPECT_TRUE(one_line(r.err)) << shown << "\n" << r.err;
-  }
-}
 
 // Probe 4: every number of serve, worker and jobs is checked before anything starts, in the words the
 // other commands use, with its range in --help.
@@ -236,7 +219,7 @@ TEST_F(ServiceCli, ServeWaitsForADatabaseThatIsDown) {
 // Probe 3: an unreachable server is said to be unreachable, at once, and retried.
 TEST_F(ServiceCli, AnUnreachableServerIsReportedWhileItIsRetried) {
   auto t0 = std::chrono::steady_clock::now();
-  auto r = run_cli({"eval", kernel("naive_gemm_sm90a.cu"), "--task", k_task, "--remote", "http://127.0.0.1:1"}, 4);
+  auto r = run_cli({"eval", (testing::fixtures_dir() / "kernels" / "naive_gemm_sm90a.cu").string(), "--task", k_task, "--remote", "http://127.0.0.1:1"}, 4);
   EXPECT_TRUE(r.timed_out) << "it keeps retrying (up to 15 minutes)";
   EXPECT_EQ(first_line(r.err),
             "ptxbench: cannot reach http://127.0.0.1:1: connection refused or no route; retrying for up to 900 s more");

@@ -3,10 +3,6 @@
 // every kind of bad request answered with its documented error while the queue stays unchanged.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <httplib.h>
@@ -354,35 +350,6 @@ TEST(ServeApi, ManyClientsConnectingAtOnceAreNotHeldBackBySynRetries) {
 
 namespace ptxbench::testing {
 namespace {
-
-/// Sends bytes on a fresh connection and returns everything the server answers until it closes.
-std::string raw_exchange(int port, const std::string& bytes) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return "";
-  }
-  timeval tv{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  (void)::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-  std::string out;
-  char buf[4096];
-  // Until the server closes, or one whole response (headers and Content-Length bytes) is in.
-  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
-    out.append(buf, static_cast<std::size_t>(n));
-    auto end = out.find("\r\n\r\n");
-    auto length = out.find("Content-Length: ");
-    if (end != std::string::npos && length != std::string::npos && length < end &&
-        out.size() >= end + 4 + std::stoul(out.substr(length + 16)))
-      break;
-  }
-  ::close(fd);
-  return out;
-}
 
 TEST(ServeApi, AMalformedHttpRequestIsA400WithAOneLineJsonError) {
   in_process_service svc;

@@ -1,5 +1,11 @@
 #include "service_fixture.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -24,6 +30,34 @@ ordered_json gemm_solution(const std::string& code, const std::string& name) {
           {"author", "test"},
           {"spec", {{"language", "cuda"}, {"target_hardware", {"H200"}}, {"entry_point", "kernel.cu::run"}}},
           {"sources", {{{"path", "kernel.cu"}, {"content", code}}}}};
+}
+
+std::string raw_exchange(int port, const std::string& bytes) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return "";
+  }
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  (void)::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  std::string out;
+  char buf[4096];
+  // Until the server closes, or one whole response (headers and Content-Length bytes) is in.
+  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
+    out.append(buf, static_cast<std::size_t>(n));
+    auto end = out.find("\r\n\r\n");
+    auto length = out.find("Content-Length: ");
+    if (end != std::string::npos && length != std::string::npos && length < end &&
+        out.size() >= end + 4 + std::stoul(out.substr(length + 16)))
+      break;
+  }
+  ::close(fd);
+  return out;
 }
 
 namespace {

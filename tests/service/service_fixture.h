@@ -23,6 +23,10 @@ const suite& test_suite();
 /// A Solution for gemm_n7168_k5120 whose kernel.cu holds `code` (fake-evaluator markers decide).
 ordered_json gemm_solution(const std::string& code, const std::string& name = "k");
 
+/// Sends bytes on a fresh connection to 127.0.0.1:port and returns everything the server answers
+/// until it closes or one whole response (headers and Content-Length bytes) is in.
+std::string raw_exchange(int port, const std::string& bytes);
+
 struct service_setup {
   std::string token;                             ///< "" for none
   int cpu_workers = 1, gpu_workers = 1;          ///< worker loops to run (0 for a queue nobody serves)

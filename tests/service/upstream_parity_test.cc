@@ -4,12 +4,6 @@
 // gives. Plus the targets issue 24 asks for: a job whose target no live worker serves is answered.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
-
 #include <httplib.h>
 
 #include <chrono>
@@ -52,29 +46,7 @@ ordered_json wait(int port, const std::string& id, int seconds = 20) {
 
 /// Sends raw bytes on a fresh connection; returns the status line's code and the body.
 std::pair<int, std::string> raw_request(int port, const std::string& bytes) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return {0, ""};
-  }
-  timeval tv{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  (void)::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
-    out.append(buf, static_cast<std::size_t>(n));
-    auto end = out.find("\r\n\r\n");
-    auto length = out.find("Content-Length: ");
-    if (end != std::string::npos && length != std::string::npos && length < end &&
-        out.size() >= end + 4 + std::stoul(out.substr(length + 16)))
-      break;
-  }
-  ::close(fd);
+  std::string out = raw_exchange(port, bytes);
   if (out.rfind("HTTP/1.1 ", 0) != 0) return {0, out};
   auto end = out.find("\r\n\r\n");
   return {std::stoi(out.substr(9, 3)), end == std::string::npos ? "" : out.substr(end + 4)};
