@@ -37,7 +37,6 @@ std::unique_ptr<queue::job_store> open_patiently(const worker_settings& s, const
   return nullptr;
 }
 
-std::string join(const std::vector<std::string>& items) { return fmt::format("{}", fmt::join(items, ",")); }
 
 }  // namespace
 
@@ -59,8 +58,8 @@ result<std::vector<std::string>> targets_for_gpu(const suite& tasks, const std::
   for (const auto& t : requested) {
     if (!tasks.find_target(t)) return make_error(fmt::format("--targets: unknown target '{}'", t));
     if (own && t != *own)
-      return make_error(fmt::format("--targets {}: the GPU here is {} (target {}); it cannot serve {}", join(requested),
-                                    gpu_model, *own, t));
+      return make_error(fmt::format("--targets {}: the GPU here is {} (target {}); it cannot serve {}",
+                                    fmt::join(requested, ","), gpu_model, *own, t));
   }
   return requested;
 }
