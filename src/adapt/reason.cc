@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "adapt/dir_lock.h"
+#include "core/file_lock.h"
 #include "adapt/kernelgen.h"
 #include "adapt/pairs.h"
 #include "adapt/staged_dir.h"
@@ -203,7 +203,7 @@ class reasoner {
 result<reason_outcome> run_reasoning(const reason_options& o, reason_services& s) {
   auto src = load_reason_source(o.source_dir);
   if (!src) return src.err();
-  auto lock = dir_lock::acquire(o.out_dir, ".reason.lock", "ptxbench ... reason");
+  auto lock = file_lock::hold_directory(o.out_dir, ".reason.lock", "ptxbench ... reason");
   if (!lock) return lock.err();
   ordered_json ids = ordered_json::array();
   for (const auto& item : src->items) ids.push_back(item.id);

@@ -14,8 +14,10 @@
 #include "cli/output_paths.h"
 #include "cli/print_verdict.h"
 #include "cli/service_options.h"
+#include "cli/target_choice.h"
 #include "service/remote_evaluator.h"
 #include "core/file_io.h"
+#include "eval/harness_job.h"
 #include "eval/pipeline.h"
 #include "eval/triton_stages.h"
 #include "suite/binding.h"
@@ -112,7 +114,8 @@ void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
       ->required()
       ->default_str("");
   cmd.add_option("--task", opts.task, "task name (see `ptxbench tasks`); optional for a Solution JSON");
-  cmd.add_option("--target", opts.target, "target GPU: h100, h200 or b200")->capture_default_str();
+  cmd.add_option("--target", opts.target,
+                 "target GPU: h100, h200 or b200 (default: the local GPU's target; h200 where no GPU decides)");
   cmd.add_flag("--json", opts.json, "print the verdict as JSON (an array for several candidates)");
   cmd.add_option("--out", opts.out, "also write the JSON verdict(s) to this file")->each([&opts](const std::string&) {
     opts.out_given = true;
@@ -138,33 +141,40 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
   // The suite is loaded once per process; every request carries the task and target it resolved to.
   auto s = load_suite(ctx.suite_dir());
   if (!s) return report_error(s.err().message, exit_status::usage);
-  if (!s->find_target(opts.target)) {
+  if (!opts.target.empty() && !s->find_target(opts.target)) {
     std::vector<std::string> target_names;
     for (const auto& [name, t] : s->targets) target_names.push_back(name);
     return report_error(unknown_name_message("target", opts.target, target_names, "expected h100, h200 or b200"),
                         exit_status::usage);
   }
-  bool all_json = !opts.files.empty();
-  for (const auto& f : opts.files) all_json = all_json && fs::path(f).extension() == ".json";
-  if (opts.task.empty() && !all_json) return report_error("--task is required for a .cu or .py kernel", exit_status::usage);
-  if (!opts.task.empty())
-    if (auto p = resolve_evaluation(*s, opts.task, opts.target, run_on_gpu); !p)
-      return report_error(p.err().message, exit_status::usage);
-
   eval::pipeline_config config;
   config.root = ctx.root;
   config.cache_dir = ctx.cache_dir;
   config.cuda_root = ctx.cuda_root;
   config.compile_timeout_s = opts.compile_timeout_s;
   config.gpu = opts.gpu;
+  const bool local_gpu = run_on_gpu && opts.remote.empty();
+  if (local_gpu && opts.target.empty())
+    if (auto why = missing_gpu())
+      return report_error(*why + "; `ptxbench check` runs the CPU stages (gates, build, static SASS)", exit_status::infra);
+  auto chosen = choose_target(*s, {opts.target, local_gpu, opts.gpu.device, eval::harness_path(config)});
+  if (!chosen) return report_error(chosen.err().message, exit_status::usage);
+  const std::string target_name = *chosen;
+  bool all_json = !opts.files.empty();
+  for (const auto& f : opts.files) all_json = all_json && fs::path(f).extension() == ".json";
+  if (opts.task.empty() && !all_json) return report_error("--task is required for a .cu or .py kernel", exit_status::usage);
+  if (!opts.task.empty())
+    if (auto p = resolve_evaluation(*s, opts.task, target_name, run_on_gpu); !p)
+      return report_error(p.err().message, exit_status::usage);
+
   auto evaluator = eval::make_pipeline_evaluator(config);
 
   std::vector<eval_request> requests;
   for (const auto& file : opts.files) {
-    auto candidate = load_candidate(file, *s, opts.task, opts.target);
+    auto candidate = load_candidate(file, *s, opts.task, target_name);
     if (!candidate) return report_error(candidate.err().message, exit_status::usage);
     const std::string& task_name = opts.task.empty() ? candidate->definition : opts.task;
-    auto p = resolve_evaluation(*s, task_name, opts.target, run_on_gpu);
+    auto p = resolve_evaluation(*s, task_name, target_name, run_on_gpu);
     if (!p) return report_error(fmt::format("{}: {}", file, p.err().message), exit_status::usage);
     requests.push_back({p->t, p->target, std::move(*candidate), run_on_gpu});
   }

@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <string>
 
-#include "eval/coverage.h"
+#include "measure/coverage.h"
 
 namespace ptxbench::gpu {
 
 /// The extra --metrics: "inst_executed,thread_inst_executed_true" (per-instruction counts for the
-/// source page) and the TMA byte counters (eval::tma_byte_metrics()).
+/// source page) and the TMA byte counters (measure::tma_byte_metrics()).
 std::string coverage_profile_metrics();
 
 /// ncu's complaint about an unknown or unsupported metric in its output (the first ==ERROR== line

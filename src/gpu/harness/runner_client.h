@@ -117,8 +117,6 @@ class runner_client {
   /// mapped when the runner said hello, before any candidate code existed in it: the C++ runner
   /// links none, while the Triton runner's `import torch` maps cuBLAS (docs/gpu-evaluation.md).
   [[nodiscard]] std::vector<std::string> vendor_mappings() const;
-  /// What was mapped at hello (trusted: only the runner's own code had run).
-  [[nodiscard]] const std::vector<std::string>& vendor_baseline() const { return m_vendor_baseline; }
 
   /// The runner's only writable folder (its TMPDIR; the Triton runner's kernel cache lives here).
   /// Removed by stop().
@@ -130,7 +128,6 @@ class runner_client {
   /// The runner's stdout+stderr so far (the candidate's prints and the wrapper tool's output),
   /// capped to max_bytes (head and tail).
   [[nodiscard]] std::string output(std::size_t max_bytes = 64u << 10) const;
-  [[nodiscard]] std::filesystem::path output_path() const { return m_log; }
   [[nodiscard]] bool alive() const { return m_child > 0 && !m_exited; }
 
  private:

@@ -1,9 +1,15 @@
-// The runtime target-instruction check: one call of the candidate in its own runner under Nsight
-// Compute, on private copies of one input set, counting predicate-on thread instructions per SASS
+// The runtime target-instruction check: calls of the candidate in its own runner under Nsight
+// Compute, on private copies of fresh inputs, counting predicate-on thread instructions per SASS
 // opcode (sass__thread_inst_executed_true_per_opcode). A family counts as executed only with a count
 // > 0, so wgmma in dead code, in a kernel never launched, or under a false predicate does not count.
+// Only the candidate's own kernels count (the functions of its built object, or of its Triton plan),
+// never another kernel that ran in the process. The runner makes k_profile_calls calls and ncu
+// profiles the launches of one of them, chosen at random by the harness and given only to ncu
+// (--launch-skip/--launch-count), so no call can know it is the one being counted.
 // The report is written by ncu to a file and read back with `ncu --import`, never from the
 // candidate's stdout (which it could fill with forged CSV lines).
+#include <random>
+
 #include <fmt/format.h>
 
 #include "core/file_io.h"
@@ -11,10 +17,19 @@
 #include "gpu/harness/coverage_profile.h"
 #include "gpu/harness/harness.h"
 #include "gpu/harness/runner_sandbox.h"
+#include "gpu/common/launch_audit.h"
 #include "sass/ncu_report.h"
+#include "sass/static_check.h"
 #include "verdict/stage_timer.h"
 
 namespace ptxbench::gpu {
+
+bool harness::candidate_kernel(const job_candidate& c, const std::string& profiled_name) {
+  if (is_marker_kernel_name(profiled_name)) return false;  // the runner's own, for the launch audit
+  if (c.kernels.empty()) return true;
+  return std::any_of(c.kernels.begin(), c.kernels.end(),
+                     [&](const std::string& k) { return k == profiled_name || sass::same_kernel(k, profiled_name); });
+}
 
 bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
   stage_timer timer(stage_id::dynamic_check);
@@ -43,13 +58,15 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
   auto& set = m_sets[0];
   std::filesystem::path report;
   ordered_json details;
+  // Which call is counted: known here, and to ncu; the runner only sees k_profile_calls calls.
+  constexpr int k_profile_calls = 3;
+  const int per_call = m_launches_per_call;
+  const int profiled = static_cast<int>(std::random_device{}() % k_profile_calls);
   // Work coverage (eval/coverage.h) needs per-instruction counts and the TMA byte counters from
   // the same profiled call. Should this ncu not know one of those metrics, the call is profiled
   // again with the paper's two metrics only, and coverage is recorded as unknown with ncu's words.
   std::string coverage_missing, runner_log;
   for (bool with_coverage : {true, false}) {
-    m_inputs->generate(set.input_ptrs(), m_job.seed + 700, m_stream);
-    prepare_outputs(set);
     runner_launch l = launch_for(c, "private", false);
     l.work_dir = work_dir_for(with_coverage ? "profile" : "profile-plain");
     report = std::filesystem::path(l.work_dir) / "profile";
@@ -57,6 +74,9 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
     if (with_coverage) metrics += "," + coverage_profile_metrics();
     l.wrapper = {ncu->string(), "--metrics", metrics, "--clock-control", "none", "--target-processes", "all",
                  "-f", "-o", report.string()};
+    if (per_call > 0)  // the launches of call `profiled` only; unknown per-call counts: every call
+      l.wrapper.insert(l.wrapper.end(), {"--launch-skip", std::to_string(profiled * per_call), "--launch-count",
+                                         std::to_string(per_call)});
     if (c.language == "triton") {
       // The Triton runner compiles (and may autotune) in its warm-up; only the measured call is
       // profiled: it brackets that call with cudaProfilerStart/Stop.
@@ -65,13 +85,28 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
     }
     l.startup_timeout_s = 300;
     runner_client runner;
-    auto started = runner.start(l);
+    result<call_result> started = make_error("not started");
+    {
+      // Starting the runner under ncu measures nothing: shared; the profiled call: exclusive, so no
+      // other harness's work (or Nsight Compute session) is on the GPU while the counters run.
+      auto shared = lease("dynamic_check_start", false, out.measurement);
+      started = runner.start(l);
+      if (started && started->outcome == call_outcome::ok) runner.freeze();
+    }
     call_result r;
     if (started) {
       r = *started;
       out.sandbox["profile"] = sandbox_record(*started, m_job.options.sandbox);
     }
-    if (started && r.outcome == call_outcome::ok) r = runner.call(set.describe(), m_job.options.profile_timeout_s);
+    if (started && r.outcome == call_outcome::ok) {
+      auto exclusive = lease("dynamic_check", true, out.measurement);
+      for (int call = 0; call < k_profile_calls && r.outcome == call_outcome::ok; ++call) {
+        // Private mode: the runner copies the inputs at "prepare", so each call's are written first.
+        m_inputs->generate(set.input_ptrs(), m_job.seed + 700 + static_cast<uint64_t>(call), m_stream);
+        prepare_outputs(set);
+        r = runner.call(set.describe(), m_job.options.profile_timeout_s);
+      }
+    }
     std::string how = runner.stop(120);  // ncu writes the report after the application exits
     details = {{"runner", how}, {"ncu", ncu->string()}};
     std::string log = runner.output(8u << 10);
@@ -111,11 +146,25 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
     details["import_head"] = imported.out.substr(0, 2000);
     return profile_error(profile.err().message, details);
   }
+  if (per_call > 0 && static_cast<int>(profile->kernels.size()) != per_call) {
+    details["kernels"] = profile->kernels.size();
+    return profile_error(fmt::format("the profiled call launched {} kernel(s), each timed call {}: the candidate's calls "
+                                     "do not do the same work",
+                                     profile->kernels.size(), per_call),
+                         details);
+  }
   family_counts total;
+  ordered_json not_counted = ordered_json::array();
   for (const auto& [kernel, counts] : sass::family_pred_on_by_kernel(*profile)) {
+    if (!candidate_kernel(c, kernel)) {
+      not_counted.push_back(kernel);
+      continue;
+    }
     out.dynamic.per_kernel[kernel] = counts;
     for (const auto& [fam, n] : counts) total[fam] += n;
   }
+  details["profiled_call"] = {{"call", per_call > 0 ? profiled : -1}, {"of", k_profile_calls}, {"launches", per_call}};
+  if (!not_counted.empty()) details["not_counted"] = not_counted;
   for (const auto& fam : c.required_families) total.emplace(fam, 0);
   out.dynamic.counts = total;
   out.dynamic.ran = true;

@@ -7,7 +7,7 @@
 //   ptxbench-runner --connect SOCKET --token TOKEN [--sync-fd FD]
 //
 // Protocol (one JSON message each way per step, over the private socket):
-//   runner → hello{token,pid}; harness → setup{so,symbol,mode,device,timing,sandbox};
+//   runner → hello{token,pid}; harness → setup{so | plan,symbol,mode,device,timing,sandbox};
 //   runner → ready{pid,cupti,audit,audit_error,sync,sandbox} | error{phase: load | sandbox | run, sandbox once applied}
 //   harness → prepare{nonce,tensors,noop,sync}; runner → prepared{nonce} | error
 //   then either (sync false)  harness → go{nonce};  runner → done{nonce,ok,error,span_ns,records,kernels,method,audit}
@@ -38,6 +38,7 @@
 #include "gpu/common/launch_audit.h"
 #include "gpu/runner/launch_counter.h"
 #include "gpu/runner/marker_kernel.h"
+#include "gpu/runner/plan_launcher.h"
 #include "ptxbench/abi.h"
 #include "sandbox/runner_integration.h"
 
@@ -111,6 +112,16 @@ void release(runner_state& st) {
   st.args.clear();
 }
 
+void send_ready(runner_state& st) {
+  (void)st.channel.send({{"type", "ready"},
+                         {"pid", ::getpid()},
+                         {"cupti", st.tracer != nullptr},
+                         {"audit", st.counter != nullptr},
+                         {"audit_error", st.audit_error},
+                         {"sync", st.sync.valid()},
+                         {"sandbox", st.sandbox_report}});
+}
+
 void handle_setup(runner_state& st, const ordered_json& m) {
   st.mode = m.value("mode", "plain");
   st.timing = m.value("timing", false);
@@ -135,11 +146,23 @@ void handle_setup(runner_state& st, const ordered_json& m) {
       st.audit_error = "no CUPTI activity tracing";
     }
   }
+  // A launch plan (a Triton candidate, replayed): its verified cubins are loaded before the sandbox —
+  // loading a module runs no host code — and the plan becomes the entry point.
+  std::string plan = m.value("plan", "");
+  if (!plan.empty()) {
+    if (auto loaded = gpu::load_plan(plan); !loaded) fail(st, "cannot load the launch plan: " + loaded.err().message, 4);
+    st.abi_version = 2;
+    st.entry = gpu::plan_entry;
+  }
   // The sandbox goes on here: after the harness socket and the CUDA context exist (both need what it
   // then refuses), before any candidate code runs (dlopen runs its static constructors).
   auto confined = sandbox::apply_requested_sandbox(m);
   if (!confined) fail(st, confined.err().message, 5);
   st.sandbox_report = *confined;
+  if (!plan.empty()) {
+    send_ready(st);
+    return;
+  }
   std::string so = m.value("so", "");
   std::string symbol = m.value("symbol", "run");
   void* lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -157,13 +180,7 @@ void handle_setup(runner_state& st, const ordered_json& m) {
   else
     fail(st, "the candidate was built against kernel ABI version " + std::to_string(st.abi_version) +
                  "; this runner loads versions 1 and 2", 4);
-  (void)st.channel.send({{"type", "ready"},
-                         {"pid", ::getpid()},
-                         {"cupti", st.tracer != nullptr},
-                         {"audit", st.counter != nullptr},
-                         {"audit_error", st.audit_error},
-                         {"sync", st.sync.valid()},
-                         {"sandbox", st.sandbox_report}});
+  send_ready(st);
 }
 
 void handle_prepare(runner_state& st, const ordered_json& m) {
