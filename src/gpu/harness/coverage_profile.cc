@@ -21,13 +21,13 @@ std::string ncu_metric_complaint(const std::string& output) {
   return "";
 }
 
-coverage_evidence coverage_evidence_for(const std::filesystem::path& ncu, const std::filesystem::path& report,
-                                        const std::string& details_csv, const std::string& missing) {
+std::vector<std::string> source_page_command(const std::filesystem::path& ncu, const std::filesystem::path& report) {
+  return {ncu.string(), "-i", report.string() + ".ncu-rep", "--csv", "--page", "source", "--print-source", "sass"};
+}
+
+coverage_evidence coverage_evidence_from(const process_result& page, const std::string& details_csv,
+                                         const std::string& missing) {
   if (!missing.empty()) return measure::evidence_from_ncu(std::nullopt, std::nullopt, missing, missing);
-  auto page = run_process({.argv = {ncu.string(), "-i", report.string() + ".ncu-rep", "--csv", "--page", "source",
-                                    "--print-source", "sass"},
-                           .timeout_s = 120,
-                           .max_output_bytes = 64u << 20});
   if (!page.succeeded())
     return measure::evidence_from_ncu_output(
         std::nullopt, fmt::format("ncu --page source: {}: {}", describe_exit(page, 120), page.err.substr(0, 300)),

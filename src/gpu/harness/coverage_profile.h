@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <string>
 
+#include <vector>
+
+#include "core/process.h"
 #include "measure/coverage.h"
 
 namespace ptxbench::gpu {
@@ -18,10 +21,13 @@ std::string coverage_profile_metrics();
 /// that mentions a metric), or "" when there is none.
 std::string ncu_metric_complaint(const std::string& output);
 
-/// Prints the report's source page (`ncu -i REPORT.ncu-rep --csv --page source --print-source
-/// sass`) and builds the evidence from it and the already imported details page. `missing` non-empty:
-/// the coverage metrics were not collected; the evidence then only says why.
-coverage_evidence coverage_evidence_for(const std::filesystem::path& ncu, const std::filesystem::path& report,
-                                        const std::string& details_csv, const std::string& missing);
+/// The command that prints the report's source page (`ncu -i REPORT.ncu-rep --csv --page source
+/// --print-source sass`); the dynamic check runs it beside the details page's import.
+std::vector<std::string> source_page_command(const std::filesystem::path& ncu, const std::filesystem::path& report);
+
+/// The evidence from the source page's import and the details page. `missing` non-empty: the
+/// coverage metrics were not collected; the evidence then only says why.
+coverage_evidence coverage_evidence_from(const process_result& source_page, const std::string& details_csv,
+                                         const std::string& missing);
 
 }  // namespace ptxbench::gpu

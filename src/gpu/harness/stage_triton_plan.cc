@@ -170,6 +170,7 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
   replay = c;
   replay.language = "plan";
   replay.shared_object = plan_file;
+  replay.kernels = out.jit_kernels;  // only the plan's kernels count in the dynamic check
   details["plan"] = plan_file.string();
   details["steps"] = plan.steps.size();
   out.stages.push_back(timer.finish(

@@ -80,6 +80,7 @@ struct runner_state {
   // written there can pass for a result.
   std::map<std::string, void*> ipc_mappings;
   bool noop = false;
+  bool plan = false;            // a launch plan replays: every argument, scalars too, is device memory
   void* noop_buffer = nullptr;  // a no-op call still puts one tiny memset on the GPU (see handle_go)
   int64_t nonce = -1;
   ordered_json sandbox_report;  // once applied: sent with "ready" and with any later error
@@ -153,6 +154,7 @@ void handle_setup(runner_state& st, const ordered_json& m) {
     if (auto loaded = gpu::load_plan(plan); !loaded) fail(st, "cannot load the launch plan: " + loaded.err().message, 4);
     st.abi_version = 2;
     st.entry = gpu::plan_entry;
+    st.plan = true;
   }
   // The sandbox goes on here: after the harness socket and the CUDA context exist (both need what it
   // then refuses), before any candidate code runs (dlopen runs its static constructors).
@@ -221,7 +223,7 @@ void handle_prepare(runner_state& st, const ordered_json& m) {
   }
   for (auto& t : st.tensors) {
     ptxbench_tensor a{};
-    a.data = t.desc.shape.empty() && !t.desc.is_output ? static_cast<void*>(&t.scalar) : t.data;
+    a.data = t.desc.shape.empty() && !t.desc.is_output && !st.plan ? static_cast<void*>(&t.scalar) : t.data;
     a.dtype = static_cast<int32_t>(t.desc.type);
     a.ndim = static_cast<int32_t>(t.desc.shape.size());
     int64_t stride = 1;
