@@ -1,98 +1,93 @@
 #!/usr/bin/env bash
-# All committed H200 evidence, in parts that each fit one 10-minute run on a Hopper GPU host.
-# Binaries come from $PTXBENCH_BIN (default build/bin; bench/stage_h200_binaries.sh copies stripped
-# ones to .carry/bin for carrying to a GPU host). Results go to $OUT (default bench/results/h200).
+# The GPU evidence of PTXBench, in parts, on any Hopper GPU host: each part runs one or more bench
+# scripts, each under its own time limit; each script detects the GPU, writes its results to
+# bench/results/<gpu>/<name>/ and, when $OUT is set (the device tool's return folder), packs them
+# into $OUT/<name>.tar.gz, so a script that fails or runs out of time never costs another's results.
+# Binaries from $PTXBENCH_BIN (bench/stage_binaries.sh stages them in .carry/bin for carrying).
 #
-#   bench/h200_evidence.sh gemm        GEMM examples, 10 repeats of the wgmma example, cuBLASLt vs
-#                                      torch.matmul (issue 3); the sm90a pack wrapper tests (issue 5)
-#   bench/h200_evidence.sh attention   attention examples and our cuDNN vs PyTorch's, with PyTorch's
-#                                      libcudnn (9.19 on the H200 image); then the same GPU tests and
-#                                      the causal examples with the system libcudnn (9.14 there)
-#   bench/h200_evidence.sh probe       the cuDNN probe: each graph variant and engine, both libcudnn
-#   bench/h200_evidence.sh agent       the replay agent over the GEMM task (issue 6); the CPU test
-#                                      binary's tests that need cuobjdump or a GPU
-#   bench/h200_evidence.sh triton      the Triton examples and the replayed Triton trajectory (issue 16),
-#                                      all four parts of bench/triton_h200.sh (~15 min)
-#   bench/h200_evidence.sh gqa         the GQA tasks (issue 17): cuDNN vs the fp32 reference with both
-#                                      libcudnn, the GQA examples, our baseline vs PyTorch
+#   bench/evidence.sh PART...          e.g. PTXBENCH_BIN=$PWD/.carry/bin bench/evidence.sh gemm
+#   bench/evidence.sh --list           the parts, their scripts and time limits
+#
+# One device-tool call allows 10 minutes: name parts whose limits add up to at most ~570 s (the
+# script says so before it starts when they do not). Exit status: the number of scripts that failed
+# (non-zero exit, time limit, or missing from this checkout).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-export PTXBENCH_BIN=${PTXBENCH_BIN:-$PWD/build/bin}
-part=${1:-}
-header() {
-  echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $("$PTXBENCH_BIN/ptxbench" --version)"
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.limit --format=csv,noheader 2>&1 | sed 's/^/# gpu: /'
-}
-# gtest output with cuDNN's plan JSON in it has lines of 100 kB; keep results readable.
-cut_lines() { awk '{ if (length($0) > 2000) print substr($0, 1, 2000) " ...[cut]"; else print }'; }
+cd "$(dirname "$0")/.." || exit 2
+source bench/lib/env.sh
 
-case "$part" in
-triton)
-  # The Triton track (issue 16): every example of examples/triton, failures each followed by a good
-  # kernel, the replayed Triton trajectory; results in bench/results/h200/triton/<part>/
-  # (bench/triton_h200.sh; each part ends within 4 minutes).
-  header
-  timeout 1000 bash bench/triton_h200.sh all
-  ;;
-gemm)
-  header
-  timeout 480 bash bench/gemm_h200.sh
-  timeout 90 bash bench/run_pack_gpu_tests.sh "$PTXBENCH_BIN/ptxbench_gpu_pack_tests" "${OUT:-bench/results/h200}" | tail -5
-  ;;
-attention)
-  header
-  timeout 300 bash bench/attention_h200.sh
-  source bench/env.sh
-  timeout 200 "$PTXBENCH_BIN/ptxbench_gpu_attention_tests" 2>&1 | cut_lines > "$OUT/attention_gpu_tests.txt"
-  echo "attention GPU tests (PyTorch's libcudnn): exit ${PIPESTATUS[0]}"; tail -3 "$OUT/attention_gpu_tests.txt"
-  PTXBENCH_CUDNN_DIR=system timeout 330 bash bench/attention_cudnn_system.sh
-  ;;
-probe)
-  # ptxbench-attention-probe: every cuDNN graph variant at a small and the headline shape, and the four
-  # baselines, with the system libcudnn and with PyTorch's. The JSON embeds every plan (and its
-  # kernels) and runs to megabytes: only the logs, long lines cut, are kept.
-  header
-  for lib in system torch; do
-    (
-      if [ "$lib" = system ]; then export PTXBENCH_CUDNN_DIR=system; fi
-      source bench/env.sh
-      LD_LIBRARY_PATH=$(tr ':' '\n' <<< "$LD_LIBRARY_PATH" | { if [ "$lib" = system ]; then grep -v 'packages/nvidia/'; else cat; fi; } | paste -sd:)
-      export LD_LIBRARY_PATH
-      timeout 240 "$PTXBENCH_BIN/ptxbench-attention-probe" --json "/tmp/attention_probe_$lib.json" 2>&1 | cut_lines \
-        > "$OUT/attention_probe_cudnn_$lib.txt"
-      echo "probe with the $lib libcudnn: exit ${PIPESTATUS[0]}"
-      grep -E "^cuDNN loaded|^probe:" "$OUT/attention_probe_cudnn_$lib.txt"
-    )
-  done
-  ;;
-agent)
-  header
-  source bench/env.sh
-  # The CPU test binary has the source tree's path compiled in; point it at this copy.
-  if [ "$ROOT" != /work/main ] && [ ! -e /work/main ]; then
-    mkdir -p /work && ln -sfn "$ROOT" /work/main
-    mkdir -p "$ROOT/build" && [ -e "$ROOT/build/bin" ] || ln -sfn "$PTXBENCH_BIN" "$ROOT/build/bin"
-  fi
-  rm -rf "$OUT/agent-replay-gemm"
-  timeout 200 bash bench/agent_replay_h200.sh > "$OUT/agent_replay.txt" 2>&1
-  echo "agent replay exit $?"; tail -3 "$OUT/agent_replay.txt"
-  # libcpp-httplib (the tests' fake model server) is carried beside the binary: the GPU host lacks it.
-  # One test binary per area: the pack SASS tests (prompts), the disassembler (sass), the agent on the GPU.
-  : > "$OUT/gpu_host_cpu_tests.txt"
-  for t in "ptxbench_prompts_tests PackSass*" "ptxbench_sass_tests Disassembler*" \
-           "ptxbench_agent_tests TurnLoopTest.OnTheGpu*"; do
-    set -- $t
-    LD_LIBRARY_PATH="$PTXBENCH_BIN:$LD_LIBRARY_PATH" timeout 240 "$PTXBENCH_BIN/$1" --gtest_filter="$2" \
-      >> "$OUT/gpu_host_cpu_tests.txt" 2>&1
-    echo "GPU-host subset of $1 ($2): exit $?"
-  done
-  tail -3 "$OUT/gpu_host_cpu_tests.txt"
-  ;;
-gqa)
-  timeout 250 bash bench/gqa_h200.sh
-  ;;
-*)
-  echo "usage: $0 gemm|attention|probe|agent|gqa|triton" >&2
-  exit 2
-  ;;
-esac
+# part_scripts PART: one line per script, "LIMIT_SECONDS SCRIPT [ARGS]" (SCRIPT under bench/).
+part_scripts() {
+  case "$1" in
+    gemm)            echo "450 eval/gemm.sh"; echo "120 eval/pack_gpu_tests.sh" ;;
+    attention)       echo "330 eval/attention.sh"; echo "240 eval/attention_cudnn_system.sh" ;;
+    probe)           echo "500 eval/attention_probe.sh" ;;
+    gqa)             echo "250 eval/gqa.sh" ;;
+    agent)           echo "200 agents/agent_replay.sh"; echo "360 eval/gpu_host_tests.sh" ;;
+    newuser)         echo "300 agents/newuser_cli.sh" ;;
+    exploits)        echo "570 eval/exploits.sh" ;;
+    sandbox)         echo "120 eval/sandbox_probe.sh"; echo "450 eval/sandbox_exploits.sh" ;;
+    timing)          echo "300 eval/trusted_timing.sh" ;;
+    regression)      echo "500 eval/regression_check.sh" ;;
+    upstream)        echo "420 eval/upstream_kernels.sh" ;;
+    smoke)           echo "330 eval/smoke.sh" ;;
+    selftest)        echo "570 eval/kernel_selftest.sh" ;;
+    service)         echo "250 service/service_gpu.sh" ;;
+    triton-core)     echo "240 triton/triton_examples.sh core" ;;
+    triton-failures) echo "240 triton/triton_examples.sh failures" ;;
+    triton-kernels)  echo "240 triton/triton_examples.sh kernels" ;;
+    triton-replay)   echo "240 triton/triton_examples.sh replay" ;;
+    fixit)           echo "300 adapt/fixit_gpu.sh" ;;
+    train)           echo "200 adapt/train_smoke.sh" ;;
+    supervision)     echo "200 adapt/supervision_gpu.sh" ;;
+    *) return 1 ;;
+  esac
+}
+PARTS="gemm attention probe gqa agent newuser exploits sandbox timing regression upstream smoke selftest service
+triton-core triton-failures triton-kernels triton-replay fixit train supervision"
+
+if [ $# -eq 0 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
+  sed -n '2,13p' "$0"
+  echo "parts: $(echo $PARTS)"
+  [ $# -gt 0 ]
+  exit $?
+fi
+if [ "$1" = --list ]; then
+  for p in $PARTS; do part_scripts "$p" | sed "s|^|$p: |"; done
+  exit 0
+fi
+total=0
+for part in "$@"; do
+  lines=$(part_scripts "$part") || { echo "bench: unknown part '$part' (parts: $(echo $PARTS))" >&2; exit 2; }
+  while read -r limit _; do total=$((total + limit)); done <<< "$lines"
+done
+# Fail before anything runs when this host has no GPU or one that is no suite target.
+target=$(bench_gpu_target) || exit 2
+echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) bench/evidence.sh $*: GPU ${PTXBENCH_DEVICE:-0} is target $target;" \
+     "results in ${PTXBENCH_RESULTS_ROOT#"$ROOT"/}/$target/${OUT:+, tarballs in $OUT}"
+if [ "$total" -gt 570 ]; then
+  echo "# note: these parts' limits add up to ${total} s, more than one 10-minute device call leaves"
+fi
+failed=0
+for part in "$@"; do
+  while read -r limit script args; do
+    path=bench/$script
+    if [ ! -f "$path" ]; then
+      echo "== part $part: $path is not in this checkout"
+      failed=$((failed + 1))
+      continue
+    fi
+    echo "== part $part: $path $args (limit ${limit}s)"
+    start=$SECONDS
+    # shellcheck disable=SC2086  # ARGS are words by design
+    timeout -k 15 "$limit" bash "$path" $args < /dev/null
+    rc=$?
+    took=$((SECONDS - start))
+    case "$rc" in
+      0) echo "== part $part: $path $args: ok after ${took}s" ;;
+      124|137) echo "== part $part: $path $args: TIME LIMIT (${limit}s) reached"; failed=$((failed + 1)) ;;
+      *) echo "== part $part: $path $args: FAILED (exit $rc) after ${took}s"; failed=$((failed + 1)) ;;
+    esac
+  done <<< "$(part_scripts "$part")"
+done
+echo "# evidence $*: $failed script(s) failed"
+exit "$failed"

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# GPU evidence for the agent (issue 6): the replay model drives the full loop over the GEMM task on
-# an H200 — turn 0 a kernel that does not compile, turn 1 examples/gemm/wgmma_tma_pipelined.cu, which
-# must come back correct and target-correct (GMMA/TMA verified as executed on the workload).
-# The run directory (plan.json, trajectories/, summary.json) lands in $OUT/agent-replay-gemm.
-#   usage: bench/agent_replay_h200.sh        (from a built tree; see bench/env.sh for overrides)
+# GPU evidence for the agent (issue 6), ~1 min: the replay model drives the full loop over the GEMM
+# task on this host's Hopper GPU -- turn 0 a kernel that does not compile, turn 1
+# examples/gemm/wgmma_tma_pipelined.cu, which must come back correct and target-correct (GMMA/TMA
+# verified as executed on the workload).
+# Results in bench/results/<gpu>/agent_replay/ ($OUT/agent_replay.tar.gz): the run directory
+# agent-replay-gemm/ (plan.json, trajectories/, summary.json) and run.log (the last turn, PASS/FAIL).
+#   usage: bench/agents/agent_replay.sh        (from a built tree; see bench/lib/env.sh for overrides)
 set -euo pipefail
-source "$(dirname "$0")/env.sh"
-cd "$ROOT"
-run="$OUT/agent-replay-gemm"
+source "$(dirname "$0")/../lib/env.sh"
+bench_gpu agent_replay
+cd "$ROOT" || exit 2
+run="$RESULTS/agent-replay-gemm"
 replay=examples/agent/gemm_replay.json
 if grep -q 'PLACEHOLDER, not a kernel' "$replay"; then
   echo "error: $replay holds a placeholder reply; regenerate it with examples/agent/make_gemm_replay.sh" >&2
   exit 2
 fi
-"$BIN/ptxbench" run --model "replay:$replay" --tasks gemm_n7168_k5120 --target h200 --variants base \
-  --trajectories 1 --out "$run"
-python3 - "$run/trajectories/gemm_n7168_k5120__h200__base__t0.json" <<'PY'
+timeout 200 "$BIN/ptxbench" run --model "replay:$replay" --tasks gemm_n7168_k5120 --target "$PTXBENCH_TARGET" \
+  --variants base --trajectories 1 --out "$run"
+python3 - "$run/trajectories/gemm_n7168_k5120__${PTXBENCH_TARGET}__base__t0.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
 feedback = [m for m in t["messages"][3::2] if m.get("role") == "user"]

@@ -4,12 +4,12 @@
 # the sources, flags, nvcc version and include folders, reading the entry). CPU only; needs nvcc.
 # Output: bench/results/cpu/build_cache_hit.txt
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=bench/results/cpu/build_cache_hit.txt
 cache=$(mktemp -d)
 kernel=${1:-examples/gemm/wgmma_tma_pipelined.cu}
 times=()
-for i in $(seq 0 20); do
+for _ in $(seq 0 20); do
   t=$(PTXBENCH_CACHE=$cache build/bin/ptxbench check "$kernel" --task gemm_n7168_k5120 --json |
       python3 -c 'import json,sys; d=json.load(sys.stdin); s=[x for x in d["stages"] if x["stage"]=="build"][0]; print(d["build"]["cache_hit"], s["seconds"])')
   times+=("$t")

@@ -3,11 +3,11 @@
 # turns; acceptance: under 2 s on the 2-core dev machine) and renders `ptxbench report` over it, with a
 # headless-Chromium screenshot when /usr/bin/chromium exists. CPU only.
 #
-#   bench/metrics_upstream.sh [UPSTREAM_DIR] [RUNS]     (default: ../shared or ../../shared data, 7 runs)
+#   bench/cpu/metrics_upstream.sh [UPSTREAM_DIR] [RUNS]     (default: ../shared or ../../shared data, 7 runs)
 #
 # Writes bench/results/cpu/metrics_upstream.txt and bench/results/cpu/report_upstream.png.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 data=${1:-}
 if [ -z "$data" ]; then
   for d in ../shared/data/upstream-ptxbench ../../shared/data/upstream-ptxbench; do [ -d "$d" ] && data=$d && break; done
@@ -32,7 +32,7 @@ report="$out/metrics_upstream.txt"
 } > "$report"
 
 times=()
-for i in $(seq 1 "$runs"); do
+for _ in $(seq 1 "$runs"); do
   start=$(date +%s.%N)
   "$bin" metrics --import-upstream "$data/reasoning_tokens_vs_performance.csv" --out "$tmp/m" > "$tmp/table1.md" 2> "$tmp/err"
   end=$(date +%s.%N)

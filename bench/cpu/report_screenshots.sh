@@ -8,11 +8,11 @@
 #     warnings banner.
 # CPU only; needs nvcc (for the demo's builds), python3 and /usr/bin/chromium.
 #
-#   bench/report_screenshots.sh [OUT_DIR]       (default: bench/results/cpu)
+#   bench/cpu/report_screenshots.sh [OUT_DIR]       (default: bench/results/cpu)
 #
 # Checks that each rendered page has its banner and no script error, then writes the PNGs.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(realpath -m "${1:-$repo/bench/results/cpu}")
 bin=${PTXBENCH_BIN:-$repo/build/bin}/ptxbench
 [ -x "$bin" ] || cmake --build "$repo/build" --target ptxbench

@@ -3,7 +3,7 @@
 in order of appearance), the same status, target-instruction verdict and deciding stage, and a
 speedup within the known spread (relative difference at most --tolerance; the committed 12-run spread
 of the wgmma GEMM example is 1.5 %). Inputs are `ptxbench eval --out` verdict lists or
-bench/summarize_evals.py summaries (deciding stages are read from verdicts when summaries lack them).
+bench/eval/summarize_evals.py summaries (deciding stages are read from verdicts when summaries lack them).
 
   compare_summaries.py OLD.json NEW.json [--tolerance 0.05]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue-17 evidence on an H200 (or any sm_90a GPU), in at most 4 minutes: the three GQA held-out tasks
+# Issue-17 evidence on a Hopper GPU (H100 or H200), in at most 4 minutes: the three GQA held-out tasks
 # (gqa_paged_decode_h24_kv8_d128_ps1, gqa_paged_prefill_causal_h24_kv8_d128_ps1,
 # gqa_ragged_prefill_causal_h32_kv4_d128).
 #   0. at once, before anything is timed: the four GQA examples through the CPU stages (`ptxbench
@@ -9,19 +9,19 @@
 #      and with the system libcudnn (no timing in them);
 #   1. every GQA example through `ptxbench eval` (sanitize, correctness, timing, dynamic check) against
 #      the task's baseline, one harness per task, then compared with examples/manifest.json;
-#   2. (python with torch) bench/baseline_vs_torch.py on the three tasks, one process: our baseline
+#   2. (python with torch) bench/eval/baseline_vs_torch.py on the three tasks, one process: our baseline
 #      (cuDNN, or the fallback its description names) against the independent fp32 GPU reference, that
 #      reference against the definition's own PyTorch reference and against PyTorch's SDPA (math
 #      backend, fp32, enable_gqa), all at the task tolerance; then our baseline's and PyTorch's
 #      latencies side by side (varlen FlashAttention-2 on the same paged/ragged inputs);
-#   3. a summary (summary.txt, summary.json) and, when $OUT is set, $OUT/gqa.tar.gz of the results.
+#   3. a summary (summary.txt, summary.json); when $OUT is set, $OUT/gqa.tar.gz of the results.
 # Every step has its own time limit under one deadline (GQA_BUDGET_S, default 225 s); a step that
 # fails or runs out of time is named in the summary and the next one still runs. Exit 0 only when
 # every check held.
 #
-# Usage on the GPU host, from the repository root, binaries staged by bench/stage_h200_binaries.sh:
-#   PTXBENCH_BIN=$PWD/.carry/bin bench/gqa_h200.sh
-# Results in bench/results/h200/gqa/ (and $OUT/gqa.tar.gz when $OUT is set):
+# Usage on the GPU host, from the repository root, binaries staged by bench/stage_binaries.sh:
+#   PTXBENCH_BIN=$PWD/.carry/bin bench/eval/gqa.sh
+# Results in bench/results/<gpu>/gqa/ (and $OUT/gqa.tar.gz when $OUT is set):
 #   run.log                          what the script printed, with the commit and GPU
 #   check_<example>.{json,err}       the CPU stages per example (step 0)
 #   eval_<task>.{json,txt}           the verdicts of step 1 and what `ptxbench eval` printed
@@ -41,13 +41,10 @@
 #   GqaCudnnVsReference fails naming cuDNN's reason: evidence for the fallback, never a hidden pass);
 #   overall: ok
 set -uo pipefail
-TARBALL_DIR=${OUT:-}  # the device tool's $OUT: where the tarball goes
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-RES="$ROOT/bench/results/h200/gqa"
-rm -rf "$RES"
-export OUT="$RES"
-source "$ROOT/bench/env.sh"  # BIN, PTXBENCH_ROOT, PTXBENCH_CACHE, LD_LIBRARY_PATH (PyTorch's libcudnn first)
+source "$(dirname "$0")/../lib/env.sh"  # BIN, PTXBENCH_ROOT, PTXBENCH_CACHE, LD_LIBRARY_PATH (PyTorch's libcudnn first)
+bench_gpu gqa                           # PTXBENCH_TARGET, RESULTS; run.log, $OUT/gqa.tar.gz at exit
 cd "$ROOT" || exit 1
+RES=$RESULTS
 
 BUDGET=${GQA_BUDGET_S:-225}
 T0=$SECONDS
@@ -63,8 +60,6 @@ note() {  # note STATUS NAME DETAIL: one line of the summary (STATUS ok, FAILED 
   [ "$1" = ok ] || FAILED=1
 }
 main() {
-echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $("$BIN/ptxbench" --version 2>/dev/null | head -1) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.limit --format=csv,noheader 2>&1 | sed 's/^/# gpu: /'
 echo "# budget ${BUDGET}s; libcudnn dir: ${PTXBENCH_CUDNN_DIR:-system}"
 
 TASK_DECODE=gqa_paged_decode_h24_kv8_d128_ps1
@@ -97,7 +92,7 @@ gpu_system=$!
 pids=()
 for e in "${EXAMPLES[@]}"; do
   file=${e%%:*} task=${e##*:}
-  timeout "$lim" "$BIN/ptxbench" check "$file" --task "$task" --target h200 --json \
+  timeout "$lim" "$BIN/ptxbench" check "$file" --task "$task" --target "$PTXBENCH_TARGET" --json \
     > "$RES/check_$(basename "$file" .cu).json" 2> "$RES/check_$(basename "$file" .cu).err" &
   pids+=($!)
 done
@@ -146,7 +141,7 @@ eval_task() {  # eval_task TASK WANT RESERVE FILES...
   fi
   echo "-- $task ($lim s): $*"
   local start=$SECONDS
-  timeout "$lim" "$BIN/ptxbench" eval "$@" --task "$task" --target h200 --call-timeout 20 \
+  timeout "$lim" "$BIN/ptxbench" eval "$@" --task "$task" --target "$PTXBENCH_TARGET" --call-timeout 20 \
     --sanitize-timeout 60 --profile-timeout 60 --out "$RES/eval_$task.json" > "$RES/eval_$task.txt" 2>&1
   local rc=$?
   tail -n 8 "$RES/eval_$task.txt"
@@ -170,7 +165,7 @@ for t in "$TASK_DECODE" "$TASK_PAGED" "$TASK_RAGGED"; do
   [ -s "$RES/eval_$t.json" ] && files+=("$RES/eval_$t.json")
 done
 if ((${#files[@]})); then
-  python3 bench/summarize_evals.py --manifest examples/manifest.json --out "$RES/examples_summary.json" \
+  python3 bench/eval/summarize_evals.py --manifest examples/manifest.json --out "$RES/examples_summary.json" \
     --merged-out "$RES/examples.json" "${files[@]}"
   # One line per verdict: status, target verdict, the message (speedup and which baseline), the baseline.
   python3 - "$RES/examples.json" "$RES/examples_summary.json" <<'PY' | tee -a "$SUMMARY"
@@ -204,7 +199,7 @@ if ((HAVE_TORCH)); then
   if ((lim < 20)); then
     note SKIPPED "crosscheck and latencies vs PyTorch" "out of time (${lim}s left)"
   else
-    timeout "$lim" python3 bench/baseline_vs_torch.py --lib "$BIN/libptxbench_baseline.so" --root "$ROOT/suite" \
+    timeout "$lim" python3 bench/eval/baseline_vs_torch.py --lib "$BIN/libptxbench_baseline.so" --root "$ROOT/suite" \
       --tasks "$TASK_DECODE" "$TASK_PAGED" "$TASK_RAGGED" --warmup 5 --iterations 30 \
       --out "$RES/baseline_vs_torch.json" 2>&1 | tee "$RES/baseline_vs_torch.txt"
     rc=${PIPESTATUS[0]}
@@ -258,10 +253,4 @@ PY
 return $FAILED
 }
 
-main 2>&1 | tee "$RES/run.log"
-rc=${PIPESTATUS[0]}
-if [ -n "$TARBALL_DIR" ]; then
-  mkdir -p "$TARBALL_DIR"
-  tar -C "$ROOT/bench/results/h200" -czf "$TARBALL_DIR/gqa.tar.gz" gqa && echo "tarball: $TARBALL_DIR/gqa.tar.gz"
-fi
-exit "$rc"
+main

@@ -9,7 +9,7 @@
 # steps, the sandbox report and, for audit cases, the kernel's log of every system call the filter
 # would have refused (audit type=1326, syscall=N) and every Landlock refusal (type=1423).
 #
-#   bench/sandbox_probe_h200.sh            # writes $OUT/sandbox_probe.txt (bench/results/h200 by default)
+#   bench/eval/sandbox_probe.sh    # bench/results/<gpu>/sandbox_probe/sandbox_probe.txt ($OUT/sandbox_probe.tar.gz)
 #
 # Needs: build/bin/ptxbench-sandbox-probe and build/bin/libptxbench_sandbox_probe_candidate.so (or
 # PTXBENCH_BIN=...; ptxbench_sandbox_tests beside them is run too), root for dmesg. Takes about a minute. Expected on a working host: every CASE
@@ -17,12 +17,13 @@
 # If an enforce case fails and its audit case lists calls, those calls are what the policy must
 # allow for that mode (syscall numbers: `ausyscall N` or /usr/include/x86_64-linux-gnu/asm/unistd_64.h).
 set -uo pipefail
-source "$(dirname "$0")/env.sh"
+source "$(dirname "$0")/../lib/env.sh"
+bench_gpu sandbox_probe
 PROBE="$BIN/ptxbench-sandbox-probe"
 CAND="$BIN/libptxbench_sandbox_probe_candidate.so"
 CS=$(command -v compute-sanitizer || echo "$CUDA_HOME/bin/compute-sanitizer")
 NCU=$(command -v ncu || echo "$CUDA_HOME/bin/ncu")
-RESULT="$OUT/sandbox_probe.txt"
+RESULT="$RESULTS/sandbox_probe.txt"
 PROFILE_DIR=$(mktemp -d /tmp/ptxbench-probe-ncu-XXXXXX)
 
 kernel_log_lines() { dmesg 2>/dev/null | wc -l; }
@@ -33,8 +34,10 @@ kernel_log_since() {
     sort | uniq -c
 }
 
+CASES=0
 run_case() {
   local name=$1; shift
+  CASES=$((CASES + 1))
   local mark; mark=$(kernel_log_lines)
   echo "== $name"
   timeout 600 "$PROBE" --case "$name" --candidate "$CAND" "$@"
@@ -79,3 +82,6 @@ echo "$summary" >> "$RESULT.tmp"
 mv "$RESULT.tmp" "$RESULT"
 rm -rf "$PROFILE_DIR"
 cat "$RESULT"
+# Exit status: the number of cases that did not say "works" (a probe that crashed says nothing).
+works=$(grep -c '^CASE .*: works$' <<< "$summary")
+exit "$((CASES - works))"

@@ -6,6 +6,8 @@ speedup and stage times, checked against examples/manifest.json where the file i
 
 --merged-out also writes every verdict of the inputs, in order, as one JSON list. An input that is
 missing or unreadable (an eval that crashed before writing) becomes an error row, never a silent gap.
+Exit status 1 when a row is an error or differs from the manifest, else 0. The manifests hold no GPU
+name: the same expectations hold on every Hopper target.
 """
 import argparse, json, os, statistics, sys
 
@@ -88,7 +90,8 @@ def main():
         print(f"repeats of {os.path.basename(rep['file'])}: n={rep['n']} speedup min {rep['min']:.4f} max {rep['max']:.4f}"
               f" spread {100 * rep['spread_max_over_min_minus_1']:.2f}%")
     print("all as expected" if ok_all else "SOME RESULTS DIFFER FROM THE MANIFEST")
+    return 0 if ok_all else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

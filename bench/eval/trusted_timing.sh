@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 20, items 5(b) and 5(c) on an H200 (docs/trusted-timing.md), in about 2-3 minutes:
+# Issue 20, items 5(b) and 5(c) on a Hopper GPU (docs/trusted-timing.md), in about 2-3 minutes:
 #  1. the resolution of the harness's bound: the no-op calibration calls (100 per candidate, after 5
 #     dropped) of the honest examples/gemm/wgmma_tma_pipelined.cu, through the shared-memory go/done
 #     channel (run A) and through the old socket round trip (run D): overhead, p50/p90/p99/max, jitter
@@ -10,31 +10,29 @@
 #     floor, the 0.6 ms decoy above the floor gets its true latency (B) or, with its forged early
 #     "done" on the shared page, INCORRECT_NUMERICAL or at least the GEMM's latency (C) — never the
 #     decoy's. D shows what the old socket bound let through, for comparison;
-#  3. the honest GEMM keeps its speedup on both channels (first and last of A, and D).
-# Results: $OUT/trusted_timing/{A_shm_checked,B_shm_bound_only,C_shm_forged_done,D_socket}.{json,txt},
-# $OUT/trusted_timing_summary.{json,txt} (exit 0 = every expectation held).
+#  3. the honest GEMM keeps its speedup on both channels (first and last of A, and D) -- against the
+#     speedup committed for this GPU (bench/results/<gpu>/gemm/gemm_examples.json or the older flat
+#     gemm_examples.json) when there is one, else against the run's own first honest verdict.
+# Results in bench/results/<gpu>/trusted_timing/ ($OUT/trusted_timing.tar.gz):
+# {A_shm_checked,B_shm_bound_only,C_shm_forged_done,D_socket}.{json,txt}, trusted_timing_summary.{json,txt}
+# (exit 0 = every expectation held).
 # Usage on the GPU host, from the repository root after building (cmake --build build):
-#   bench/trusted_timing_h200.sh
+#   bench/eval/trusted_timing.sh
 set -uo pipefail
-source "$(dirname "$0")/env.sh"
-cd "$ROOT"
-T="$OUT/trusted_timing"
-mkdir -p "$T"
+source "$(dirname "$0")/../lib/env.sh"
+bench_gpu trusted_timing
+cd "$ROOT" || exit 2
+T=$RESULTS
 X=tests/exploits
 G=examples/gemm/wgmma_tma_pipelined.cu
-COMMON=(--task gemm_n7168_k5120 --target h200 --no-sanitize --no-dynamic-check --call-timeout 20)
-{
-  echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $("$BIN/ptxbench" --version 2>/dev/null | head -1)"
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.limit --format=csv,noheader 2>/dev/null | sed 's/^/# gpu: /'
-} | tee "$T/run.log"
-
+COMMON=(--task gemm_n7168_k5120 --target "$PTXBENCH_TARGET" --no-sanitize --no-dynamic-check --call-timeout 20)
 run() {  # run NAME TIMEOUT ARGS...: one `ptxbench eval` into $T/NAME.{json,txt}
   local name=$1 limit=$2
   shift 2
-  echo "== $name" | tee -a "$T/run.log"
+  echo "== $name"
   local start=$SECONDS
   timeout "$limit" "$BIN/ptxbench" eval "$@" "${COMMON[@]}" --out "$T/$name.json" > "$T/$name.txt" 2>&1
-  echo "exit $? after $((SECONDS - start)) s" | tee -a "$T/run.log"
+  echo "exit $? after $((SECONDS - start)) s"
 }
 
 # A: the defaults (shared-memory channel, launch audit deciding).
@@ -50,5 +48,12 @@ run C_shm_forged_done 60 "$X/f04_decoy_above_floor.cu" --no-tamper-check
 run D_socket 90 "$G" "$X/f04_decoy_above_floor.cu" --timing-channel socket --no-tamper-check
 
 echo "== summary"
-python3 bench/summarize_trusted_timing.py --dir "$T" --out "$OUT/trusted_timing_summary.json" | tee "$OUT/trusted_timing_summary.txt"
+if reference=$(bench_result gemm/gemm_examples.json gemm_examples.json); then
+  echo "the honest GEMM's reference speedup for $PTXBENCH_TARGET: $reference"
+else
+  reference=
+  echo "no GEMM examples committed for $PTXBENCH_TARGET: the run's first honest verdict is the reference"
+fi
+python3 bench/eval/summarize_trusted_timing.py --dir "$T" ${reference:+--reference "$reference"} \
+  --out "$T/trusted_timing_summary.json" | tee "$T/trusted_timing_summary.txt"
 exit "${PIPESTATUS[0]}"

@@ -8,7 +8,7 @@ machine's cores. Goal: >= 3.5x the one-worker throughput with 4 workers."""
 import argparse, os, re, signal, subprocess, sys, tempfile, threading, time
 
 here = os.path.dirname(os.path.abspath(__file__))
-root = os.path.dirname(here)
+root = os.path.dirname(os.path.dirname(here))  # bench/service/ -> the checkout
 sys.path.insert(0, os.path.join(root, "tests", "service"))
 from upstream_client import UpstreamClient  # noqa: E402
 

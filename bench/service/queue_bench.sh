@@ -4,14 +4,14 @@
 # polling), SQLite alongside. The fake GPU work is a fixed sleep (default 50 ms per job), so the
 # scaling measures the queue, not this machine's 2 cores. PostgreSQL runs as a private server on
 # loopback (needs postgresql-15; without it those rows are left out and the output says why).
-#   usage: bench/service_queue_bench.sh [JOBS [GPU_MS [LATENCY_SAMPLES]]]     (defaults 200 50 200)
+#   usage: bench/service/queue_bench.sh [JOBS [GPU_MS [LATENCY_SAMPLES]]]     (defaults 200 50 200)
 # Output: bench/results/cpu/service_queue_bench.txt
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=bench/results/cpu/service_queue_bench.txt
 cmake --build build --target ptxbench-queue-bench ptxbench-fake-worker -j "$(nproc)" >/dev/null
 {
-  echo "# bench/service_queue_bench.sh $* ($(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD)," \
+  echo "# bench/service/queue_bench.sh $* ($(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD)," \
        "$(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
   build/bin/ptxbench-queue-bench "${1:-200}" "${2:-50}" "${3:-200}"
 } | tee "$out"

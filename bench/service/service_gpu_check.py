@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The checks of bench/service_h200.sh, one subcommand per case, each writing its own JSON under --out
+"""The checks of bench/service/service_gpu.sh, one subcommand per case, each writing its own JSON under --out
 and printing one line per example; exit 0 only when every expectation of the case held.
 
-  upstream --url URL --out DIR FILE...     the files through the upstream-format client
+  upstream --url URL --out DIR --target T FILE...
+                                           the files through the upstream-format client
                                            (tests/service/upstream_client.py), all at once with the
                                            cache bypassed, then again: every answer from the result
                                            cache, in under a second in total
@@ -30,7 +31,7 @@ import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/service/ -> the checkout
 sys.path.insert(0, os.path.join(root, "tests", "service"))
 from upstream_client import UpstreamClient, check_task_response, solution_from_file  # noqa: E402
 
@@ -69,7 +70,7 @@ def cmd_upstream(a):
             # key covers the whole spec), so step 3's `eval --remote` of the same files is answered
             # from the cache these evaluations fill.
             sol["name"] = os.path.splitext(os.path.basename(path))[0]
-            sol["spec"]["target_hardware"] = ["h200"]
+            sol["spec"]["target_hardware"] = [a.target]
             sol["spec"]["binding"] = "ptxbench"
         sols.append((path, sol))
 
@@ -132,7 +133,7 @@ def cmd_upstream(a):
                "evaluations_per_minute": round(60 * len(sols) / wall, 2) if wall > 0 else None,
                "gpu_stage_seconds_per_wall_second": round((busy1 - busy0) / wall, 3) if wall > 0 else None,
                # nvidia-smi's utilization.gpu while the service evaluated; the direct evaluation of
-               # bench/service_h200.sh shares the GPU, so this is the GPU's busy fraction, not the service's.
+               # bench/service/service_gpu.sh shares the GPU, so this is the GPU's busy fraction, not the service's.
                "gpu_busy_fraction_nvidia_smi": round(sum(samples) / len(samples) / 100, 3) if samples else None,
                "nvidia_smi_samples": len(samples),
                "resubmission_wall_seconds": round(cached_wall, 3), "resubmission_under_1s": cached_wall < 1.0,
@@ -324,6 +325,7 @@ def main():
     u.add_argument("--url", required=True)
     u.add_argument("--out", required=True)
     u.add_argument("--max-wait", type=float, default=150)
+    u.add_argument("--target", required=True, help="the suite target `eval --remote` names (its cache key)")
     u.add_argument("files", nargs="+")
     k = sub.add_parser("kill")
     k.add_argument("--url", required=True)

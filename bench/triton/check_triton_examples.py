@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Checks `ptxbench eval --out` verdicts of the Triton examples against examples/triton/manifest.json
-(bench/triton_h200.sh step 6) and, when asked, the replayed Triton trajectory.
+(bench/triton/triton_examples.sh, at the end of each part) and, when asked, the replayed Triton
+trajectory.
 
   check_triton_examples.py --manifest examples/triton/manifest.json --out summary.json
                            [--expect a.py,b.py] [--trajectory TRAJ.json] EVAL.json [...]
 
 --expect names the examples this run must have evaluated (default: every example in the manifest;
-"none": no eval, only the trajectory); bench/triton_h200.sh runs them in parts. A verdict whose dynamic check was skipped (the failure
-pairs run with --no-dynamic-check) is not held to the manifest's executed families: its target
+"none": no eval, only the trajectory); bench/triton/triton_examples.sh runs them in parts. A verdict
+whose dynamic check was skipped (the failure pairs run with --no-dynamic-check) is not held to the manifest's executed families: its target
 verdict may be the static one, and the line says "executed not checked".
 
 Per verdict it prints one line (file, outcome, deciding stage, target verdict, families in SASS and

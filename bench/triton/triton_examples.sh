@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# GPU evidence for the Triton track (issue 16) on an H200 (python3 with torch 2.11 and Triton 3.6),
+# GPU evidence for the Triton track (issue 16) on a Hopper GPU (python3 with torch and Triton; the H200
+# run had torch 2.11 and Triton 3.6),
 # in parts of at most 4 minutes each. Every case is its own `ptxbench eval` under its own time
 # limit, inside one deadline for the part, so one case failing or hanging loses only itself; a
 # failure candidate and the tl.dot GEMM after it share one trusted harness (the next candidate
@@ -7,7 +8,7 @@
 # Triton runner (JIT compilation in the warm-up), kernel provenance, static SASS of the cubins
 # Triton compiled and Nsight Compute's count of the measured call.
 #
-#   bench/triton_h200.sh [core|failures|kernels|replay|all]      (default core)
+#   bench/triton/triton_examples.sh [core|failures|kernels|replay|all]      (default core)
 #
 #   core      diagnostics; `ptxbench check` of every example; the tl.dot GEMM through the full
 #             pipeline (timing, ncu: GMMA executed); a gate-rejected torch.matmul and
@@ -21,45 +22,29 @@
 #             then the tl.dot GEMM through the agent's default evaluation, compute-sanitizer included)
 # Each part stops starting cases at its deadline (BUDGET_S, 225 s) and so ends within 4 minutes.
 #
-# Binaries: PTXBENCH_BIN, else .carry/bin (bench/stage_h200_binaries.sh), else build/bin.
-# Results: bench/results/h200/triton/<part>/ — one <case>.json (verdicts) and <case>.txt (the
+# Binaries: PTXBENCH_BIN, else build/bin, else .carry/bin (bench/stage_binaries.sh).
+# Results in bench/results/<gpu>/triton/<part>/ -- one <case>.json (verdicts) and <case>.txt (the
 # command's output) per case, cases.tsv (case, exit status, seconds), summary.json and summary.txt
-# (bench/check_triton_examples.py), triton_h200.log (everything printed). When $OUT is set (the
-# device tool's output folder), also $OUT/triton.tar.gz of bench/results/h200/triton/.
+# (bench/triton/check_triton_examples.py), run.log (everything printed) -- and, when $OUT is set,
+# $OUT/triton.tar.gz of bench/results/<gpu>/triton/ (every part run so far).
 # Expected: summary.txt ends with "PASS"; every line "OK"; the script exits 0. Exit 1: a verdict
 # differs from examples/triton/manifest.json (summary.txt shows the first mismatch in full).
 set -uo pipefail
-DEVICE_OUT=${OUT:-}
-HERE=$(cd "$(dirname "$0")" && pwd)
-if [ -z "${PTXBENCH_BIN:-}" ] && [ -x "$HERE/../.carry/bin/ptxbench" ]; then
-  export PTXBENCH_BIN="$(cd "$HERE/.." && pwd)/.carry/bin"
-fi
-source "$HERE/env.sh"
-cd "$ROOT"
 PART=${1:-core}
 if [ "$PART" = all ]; then
   rc=0
-  for p in core failures kernels replay; do OUT="$DEVICE_OUT" "$0" "$p" || rc=1; done
+  for p in core failures kernels replay; do bash "$0" "$p" || rc=1; done
   exit $rc
 fi
 case "$PART" in core|failures|kernels|replay) ;; *) echo "usage: $0 [core|failures|kernels|replay|all]" >&2; exit 2 ;; esac
+source "$(dirname "$0")/../lib/env.sh"
+bench_gpu "triton/$PART"
+cd "$ROOT" || exit 2
 
 E=examples/triton
 GEMM=gemm_n7168_k5120
 P="$BIN/ptxbench"
-TR=${TRITON_RESULTS:-$ROOT/bench/results/h200/triton}  # (the script's own test points it elsewhere)
-RES="$TR/$PART"
-rm -rf "$RES"
-mkdir -p "$RES"
-exec > >(tee "$RES/triton_h200.log") 2>&1
-pack() {
-  if [ -n "$DEVICE_OUT" ]; then
-    mkdir -p "$DEVICE_OUT"
-    tar -czf "$DEVICE_OUT/triton.tar.gz" -C "$(dirname "$TR")" "$(basename "$TR")" && echo "wrote $DEVICE_OUT/triton.tar.gz"
-  fi
-}
-trap pack EXIT
-
+RES=$RESULTS
 BUDGET_S=${BUDGET_S:-225}       # the part's deadline; the checker and the tarball need the rest
 DEADLINE=$((SECONDS + BUDGET_S))
 EVALS=()
@@ -95,16 +80,14 @@ eval_case() {
   shift
   files=("$@")
   EVALS+=("$RES/$name.json")
-  run_case "$name" "$max" "$P" eval "${files[@]}" --target h200 --out "$RES/$name.json" "${opts[@]}"
+  run_case "$name" "$max" "$P" eval "${files[@]}" --target "$PTXBENCH_TARGET" --out "$RES/$name.json" "${opts[@]}"
 }
 
 # Failure pairs need statuses and runner survival, not the profiler: short timing, no ncu.
-QUICK=(--task $GEMM --no-sanitize --no-dynamic-check --warmup 1 --iterations 3 --call-timeout 10)
+QUICK=(--task "$GEMM" --no-sanitize --no-dynamic-check --warmup 1 --iterations 3 --call-timeout 10)
 FULL=(--no-sanitize --call-timeout 20)
 
-echo "== triton_h200.sh $PART $(date -u +%Y-%m-%dT%H:%M:%SZ), binaries $BIN"
-"$P" --version 2>&1 | head -1
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1
+echo "== triton_examples.sh $PART, binaries $BIN"
 echo "python3: $(command -v "${PTXBENCH_PYTHON:-python3}")"
 ls -l "$BIN/libptxbench_runner_py.so" 2>&1 | sed 's/^/helper: /'
 
@@ -137,9 +120,9 @@ failures)
   ;;
 replay)
   run_case agent_replay 210 "$P" run --model replay:examples/agent/triton_gemm_replay.json --language triton \
-    --tasks $GEMM --target h200 --variants base --trajectories 1 --turns 2 --out "$RES/agent-replay-triton"
+    --tasks $GEMM --target "$PTXBENCH_TARGET" --variants base --trajectories 1 --turns 2 --out "$RES/agent-replay-triton"
   EXPECT=none
-  TRAJ=(--trajectory "$RES/agent-replay-triton/trajectories/${GEMM}__h200__base__t0.json")
+  TRAJ=(--trajectory "$RES/agent-replay-triton/trajectories/${GEMM}__${PTXBENCH_TARGET}__base__t0.json")
   ;;
 kernels)
   eval_case gemm_variants 100 --task $GEMM "${FULL[@]}" -- $E/gemm_tma_descriptor.py $E/gemm_mma_sync_fallback.py
@@ -152,9 +135,9 @@ esac
 
 echo "== check against examples/triton/manifest.json ($((DEADLINE - SECONDS))s of the budget left)"
 cat "$RES/cases.tsv"
-python3 bench/check_triton_examples.py --manifest $E/manifest.json --out "$RES/summary.json" --expect "$EXPECT" \
+python3 bench/triton/check_triton_examples.py --manifest $E/manifest.json --out "$RES/summary.json" --expect "$EXPECT" \
   "${TRAJ[@]}" ${EVALS[@]+"${EVALS[@]}"} > "$RES/summary.txt" 2>&1
 rc=$?
 cat "$RES/summary.txt"
-echo "triton_h200.sh $PART: checker exit $rc; results in $RES"
+echo "triton_examples.sh $PART: checker exit $rc; results in $RES"
 exit $rc

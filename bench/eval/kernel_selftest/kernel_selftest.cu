@@ -1,5 +1,5 @@
 // Kernel self-test: runs every PTXBench example candidate (examples/**.cu, built as shared objects by
-// bench/kernel_selftest.sh) through the kernel ABI on a Hopper GPU, at the headline shapes, and checks
+// bench/eval/kernel_selftest.sh) through the kernel ABI on a Hopper GPU, at the headline shapes, and checks
 // its outcome against what the example is meant to demonstrate.
 //
 // Each example runs in its own forked child (the parent never touches CUDA), so a crash, a hang or a

@@ -1,6 +1,6 @@
 // CPU check of the example kernels' index math (no GPU needed).
 //
-// bench/kernel_selftest.sh extracts the "layout helpers" region of each example into
+// bench/eval/kernel_selftest.sh extracts the "layout helpers" region of each example into
 // layout_helpers.gen.h (one namespace per example), so this program tests the very functions the
 // kernels call. It checks them against models of the hardware written from the PTX ISA:
 //  - ldmatrix.x4 (with and without .trans): lane 8*m + i supplies the address of row i of matrix m;
