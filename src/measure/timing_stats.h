@@ -33,7 +33,7 @@ struct timed_pair {
 
 /// The smallest allowance each go/done channel is granted: what it can resolve at best. The socket
 /// round trip (JSON over SOCK_SEQPACKET) jitters by ~0.1–0.3 ms on the H200 host; the shared-memory
-/// channel's goal is ≤ 50 µs per call (bench/trusted_timing_h200.sh measures what it reaches).
+/// channel's goal is ≤ 50 µs per call (bench/eval/trusted_timing.sh measures what it reaches).
 inline constexpr double k_socket_min_allowance_ms = 0.1;
 inline constexpr double k_shared_memory_min_allowance_ms = 0.02;
 

@@ -61,7 +61,7 @@ struct sandbox_policy {
   std::vector<std::string> required = {"no_new_privs", "seccomp", "rlimits"};
 
   /// Protections switched off on purpose, to find which one a GPU host or tool trips over
-  /// (bench/sandbox_probe_h200.sh): "seccomp", "landlock", "network_namespace", "capabilities".
+  /// (bench/eval/sandbox_probe.sh): "seccomp", "landlock", "network_namespace", "capabilities".
   /// Never for an evaluation; the report lists each as off and as a weakening.
   std::vector<std::string> disabled;
 };
@@ -70,7 +70,7 @@ struct sandbox_policy {
 /// system and CUDA libraries (/usr, /lib, /lib64, /etc for ld.so.cache, /opt, cuda_root),
 /// /proc/self (as /proc/<pid>), the runner's own binary (/proc/self/exe), /proc/driver/nvidia, and
 /// /sys (the driver reads PCI and NUMA data).
-/// Found by reading the CUDA driver's file accesses; bench/sandbox_probe_h200.sh re-checks them on
+/// Found by reading the CUDA driver's file accesses; bench/eval/sandbox_probe.sh re-checks them on
 /// a GPU host.
 std::vector<std::filesystem::path> default_read_paths(const std::filesystem::path& candidate_so,
                                                       const std::filesystem::path& cuda_root);

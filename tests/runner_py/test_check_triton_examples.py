@@ -1,4 +1,4 @@
-"""bench/check_triton_examples.py, the checker the one H200 run of bench/triton_h200.sh relies on:
+"""bench/triton/check_triton_examples.py, the checker the GPU runs of bench/triton/triton_examples.sh rely on:
 verdicts that match examples/triton/manifest.json pass; a mismatch fails and prints the first
 mismatch's message, log and the candidate's runner log; a missing example fails."""
 
@@ -11,7 +11,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.realpath(os.path.join(HERE, "..", ".."))
-CHECKER = os.path.join(ROOT, "bench", "check_triton_examples.py")
+CHECKER = os.path.join(ROOT, "bench", "triton", "check_triton_examples.py")
 MANIFEST = os.path.join(ROOT, "examples", "triton", "manifest.json")
 
 

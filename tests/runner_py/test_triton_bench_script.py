@@ -1,4 +1,5 @@
-"""bench/triton_h200.sh's plumbing without a GPU, against a stand-in `ptxbench` (bench_stub/): each
+"""bench/triton/triton_examples.sh's plumbing without a GPU (PTXBENCH_GPU_MODEL names an H200), against
+a stand-in `ptxbench` (bench_stub/): each
 part runs its cases, records them in cases.tsv, checks them with check_triton_examples.py and packs
 $OUT/triton.tar.gz; a case that hangs is killed at its limit, later cases past the part's deadline
 are skipped loudly, and the results of the cases that ran are kept and packed all the same."""
@@ -13,19 +14,20 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.realpath(os.path.join(HERE, "..", ".."))
-SCRIPT = os.path.join(ROOT, "bench", "triton_h200.sh")
+SCRIPT = os.path.join(ROOT, "bench", "triton", "triton_examples.sh")
 
 
 @unittest.skipUnless(shutil.which("bash") and shutil.which("timeout") and shutil.which("tar"), "bash, timeout, tar")
 class TritonBenchScriptTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
-        self.results = os.path.join(self.tmp, "triton")
+        self.results = os.path.join(self.tmp, "h200", "triton")
         self.out = os.path.join(self.tmp, "device-out")
 
     def run_part(self, part, **env):
         e = dict(os.environ, PTXBENCH_BIN=os.path.join(HERE, "bench_stub"), PTXBENCH_ROOT=ROOT,
-                 TRITON_RESULTS=self.results, OUT=self.out, PTXBENCH_CUDNN_DIR="system", **env)
+                 PTXBENCH_RESULTS_ROOT=self.tmp, PTXBENCH_GPU_MODEL="NVIDIA H200", OUT=self.out,
+                 PTXBENCH_CUDNN_DIR="system", **env)
         return subprocess.run(["bash", SCRIPT, part], env=e, capture_output=True, text=True, timeout=300)
 
     def cases(self, part):
