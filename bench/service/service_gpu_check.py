@@ -2,8 +2,9 @@
 """The checks of bench/service/service_gpu.sh, one subcommand per case, each writing its own JSON under --out
 and printing one line per example; exit 0 only when every expectation of the case held.
 
-  upstream --url URL --out DIR --target T FILE...
-                                           the files through the upstream-format client
+  upstream --url URL --out DIR --target T FILE[@TASK]...
+                                           the files (each of the GEMM task unless @TASK names
+                                           another) through the upstream-format client
                                            (tests/service/upstream_client.py), all at once with the
                                            cache bypassed, then again: every answer from the result
                                            cache, in under a second in total
@@ -15,11 +16,12 @@ and printing one line per example; exit 0 only when every expectation of the cas
                                            lost lease, by the other GPU worker
   ready --url URL [--gpu N]                 exit 0 once /health lists N healthy GPU workers and a CPU one
   fetch --url URL PATH FILE                GET PATH into FILE
-  compare --out DIR --direct D.json NAME=FILE...
+  compare --out DIR --direct D.json [--speedup-tolerance X] NAME=FILE...
                                            every service result against the direct `ptxbench eval`
                                            of the same files: status, target-instruction verdict and
-                                           deciding stage identical (speedups are reported, not
-                                           compared: the GPU is shared while both run)
+                                           deciding stage identical; with --speedup-tolerance (when
+                                           the direct run had the GPU to itself), each passing
+                                           speedup within that share of the direct one
 """
 import argparse
 import json
@@ -63,8 +65,9 @@ def write(out, name, doc):
 def cmd_upstream(a):
     client = UpstreamClient(a.url)
     sols = []
-    for path in a.files:
-        sol = solution_from_file(os.path.join(root, path), TASK)
+    for spec in a.files:
+        path, _, task = spec.partition("@")
+        sol = solution_from_file(os.path.join(root, path), task or TASK)
         if not path.endswith(".json"):
             # Wrapped as `ptxbench eval` wraps a .cu file (docs/service.md, known limits: the content
             # key covers the whole spec), so step 3's `eval --remote` of the same files is answered
@@ -277,12 +280,20 @@ def cmd_compare(a):
                 ok = False
                 continue
             same = "error" not in v and "error" not in d and key_of(v) == key_of(d)
+            s_v, s_d = speedup_of(v), speedup_of(d)
+            close = None
+            if a.speedup_tolerance is not None and s_v and s_d:
+                close = abs(s_v / s_d - 1) <= a.speedup_tolerance
+                same = same and close
             ok = ok and same
             rows.append({"file": f, "service": key_of(v), "direct": key_of(d), "identical": same,
-                         "speedup_service": speedup_of(v), "speedup_direct": speedup_of(d)})
+                         "speedup_service": s_v, "speedup_direct": s_d, "speedup_within_tolerance": close,
+                         "measurement_service": v.get("measurement"), "measurement_direct": d.get("measurement")})
             print(f"{name:<10} {f:<40} service {key_of(v)['status']}/{key_of(v)['target_verdict']}/"
                   f"{key_of(v)['deciding_stage'] or '-'}  direct {key_of(d)['status']}/{key_of(d)['target_verdict']}/"
-                  f"{key_of(d)['deciding_stage'] or '-'}  {'identical' if same else 'DIFFERENT'}")
+                  f"{key_of(d)['deciding_stage'] or '-'}"
+                  + (f"  speedup {s_v:.4f} vs {s_d:.4f} ({100 * (s_v / s_d - 1):+.2f}%)" if s_v and s_d else "")
+                  + f"  {'identical' if same else 'DIFFERENT'}")
         report[name] = rows
     write(a.out, "compare.json", {"ok": ok, "paths": report})
     print("service verdicts identical to the direct evaluation: " + ("yes" if ok else "NO"))
@@ -338,6 +349,8 @@ def main():
     c = sub.add_parser("compare")
     c.add_argument("--out", required=True)
     c.add_argument("--direct", required=True)
+    c.add_argument("--speedup-tolerance", type=float, default=None,
+                   help="also require each passing speedup within this share of the direct one (e.g. 0.01)")
     c.add_argument("paths", nargs="+", help="NAME=FILE: a service result to compare")
     a = p.parse_args()
     sys.exit({"ready": cmd_ready, "fetch": cmd_fetch, "upstream": cmd_upstream, "kill": cmd_kill, "kill-after": cmd_kill_after,

@@ -74,10 +74,8 @@ int severity(exit_status s) {
   }
 }
 
-// --remote: every candidate submitted to the service at once (each waits on its own thread), the
-// verdicts printed exactly as a local evaluation's.
-result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& opts, const std::vector<eval_request>& requests,
-                                                     std::vector<ordered_json>& records) {
+// --remote's connection settings: the URL and, with --token-file, the bearer token.
+result<service::client_settings> remote_settings(const candidate_options& opts) {
   service::client_settings cs;
   cs.url = opts.remote;
   if (!opts.token_file.empty()) {
@@ -85,6 +83,22 @@ result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& op
     if (!token) return token.err();
     cs.token = *token;
   }
+  return cs;
+}
+
+result<std::unique_ptr<service::service_client>> remote_client(const candidate_options& opts) {
+  auto cs = remote_settings(opts);
+  if (!cs) return cs.err();
+  return service::service_client::create(*cs);
+}
+
+// --remote: every candidate submitted to the service at once (each waits on its own thread), the
+// verdicts printed exactly as a local evaluation's.
+result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& opts, const std::vector<eval_request>& requests,
+                                                     std::vector<ordered_json>& records) {
+  auto settings = remote_settings(opts);
+  if (!settings) return settings.err();
+  const service::client_settings cs = *settings;
   if (auto probe = service::service_client::create(cs); !probe) return probe.err();
   std::vector<result<verdict>> out(requests.size(), make_error("not evaluated"));
   std::vector<std::thread> threads;
@@ -157,8 +171,16 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
   if (local_gpu && opts.target.empty())
     if (auto why = missing_gpu())
       return report_error(*why + "; `ptxbench check` runs the CPU stages (gates, build, static SASS)", exit_status::infra);
-  auto chosen = choose_target(*s, {opts.target, local_gpu, opts.gpu.device, eval::harness_path(config)});
-  if (!chosen) return report_error(chosen.err().message, exit_status::usage);
+  result<std::string> chosen = make_error("");
+  if (!opts.remote.empty() && opts.target.empty()) {
+    // The service's own GPU decides, as it would for a submission that names no target.
+    auto client = remote_client(opts);
+    chosen = client ? service::served_target(**client) : result<std::string>(client.err());
+    if (!chosen) return report_error(chosen.err().message, exit_status::infra);
+  } else {
+    chosen = choose_target(*s, {opts.target, local_gpu, opts.gpu.device, eval::harness_path(config)});
+    if (!chosen) return report_error(chosen.err().message, exit_status::usage);
+  }
   const std::string target_name = *chosen;
   bool all_json = !opts.files.empty();
   for (const auto& f : opts.files) all_json = all_json && fs::path(f).extension() == ".json";

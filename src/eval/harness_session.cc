@@ -107,6 +107,8 @@ std::string harness_session::log_tail() const {
 status harness_session::complete(const gpu_stage_result& r, gpu_candidate& c) const {
   verdict& v = *c.v;
   v.environment = verdict_environment(m_environment, m_job);
+  // Evidence that one harness served many candidates, and what setting the task up cost once.
+  v.environment["harness_session"] = {{"pid", m_pid}, {"setup_seconds", m_setup_s}, {"candidate", m_candidates}};
   if (c.language == "triton") {
     // A Triton candidate's build (Triton's JIT compile) and link gate (its kernels' provenance) are
     // decided on the GPU host: those records replace the CPU side's placeholders.

@@ -191,14 +191,8 @@ result<run_outcome> gpu_job_runner::run(const job& j, const std::string& artifac
       }
     return st.err();
   }
-  const auto& session = *m_sessions.last();
-  service::run_environment env = gpu_environment(session.environment());
+  service::run_environment env = gpu_environment(m_sessions.last()->environment());
   eval::finish_verdict(*v, d->request(), d->config);
-  // Evidence that one harness served many candidates (and what setting the task up cost once).
-  if (v->environment.is_object())
-    v->environment["harness_session"] = {{"pid", session.pid()},
-                                         {"setup_seconds", session.setup_seconds()},
-                                         {"candidate", session.candidates()}};
   return run_outcome{to_json(*v).dump(), env, std::nullopt};
 }
 

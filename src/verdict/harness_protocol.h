@@ -104,7 +104,7 @@ struct gpu_stage_result {
   ordered_json sandbox = ordered_json::object();
   /// Triton: the cubins the candidate's warm-up compiled (copied out of its runner's scratch before
   /// the runner stopped) and the kernels they define. The orchestrator runs the static SASS check
-  /// on them (eval/gpu_stage.cc). Empty for CUDA candidates and when the runner compiled nothing.
+  /// on them (eval/harness_session.cc). Empty for CUDA candidates and when no plan was verified.
   std::vector<std::filesystem::path> jit_cubins;
   std::vector<std::string> jit_kernels;
 };

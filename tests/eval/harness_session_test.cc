@@ -1,6 +1,6 @@
 // The long-lived harness session (eval/harness_session.h) against a stand-in harness that speaks the
 // protocol without a GPU (fake_harness/fake_harness.py): one setup for many candidates, verdicts
-// completed like run_gpu_stages does, and a harness that dies, hangs, reports an infrastructure
+// completed (stages, decision, measurement record, target verdict), and a harness that dies, hangs, reports an infrastructure
 // failure or cannot set up ends the session with an error instead of a verdict.
 #include <gtest/gtest.h>
 

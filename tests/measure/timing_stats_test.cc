@@ -105,3 +105,65 @@ TEST(TimingStats, TheFloorCheckUsesTheSameTrustedBound) {
 
 }  // namespace
 }  // namespace ptxbench::measure
+
+namespace ptxbench::measure {
+namespace {
+
+TEST(AdaptiveTiming, TheMedianIntervalIsMadeOfOrderStatisticsAndIgnoresOutlierSizes) {
+  std::vector<double> v;
+  for (int i = 0; i < 100; ++i) v.push_back(1.0 + 0.001 * (i - 50));  // 0.95 .. 1.049
+  auto ci = median_confidence_interval(v);
+  EXPECT_EQ(ci.n, 100);
+  EXPECT_NEAR(ci.median, 0.9995, 1e-12);
+  // n = 100: ranks floor(50 - 9.8) = 40 and ceil(50 + 9.8) + 1 = 61 (1-based).
+  EXPECT_NEAR(ci.low, 1.0 + 0.001 * (39 - 50), 1e-12);
+  EXPECT_NEAR(ci.high, 1.0 + 0.001 * (60 - 50), 1e-12);
+  EXPECT_NEAR(ci.half_width, std::max(ci.median - ci.low, ci.high - ci.median) / ci.median, 1e-12);
+  // One wild sample moves the interval by at most a rank, whatever its size.
+  auto wild = v;
+  wild[99] = 1000.0;
+  auto ci2 = median_confidence_interval(wild);
+  EXPECT_NEAR(ci2.high, ci.high, 1e-12);
+  EXPECT_NEAR(ci2.median, ci.median, 1e-12);
+}
+
+TEST(AdaptiveTiming, SamplingStopsWhenTheIntervalIsNarrowEnoughOrTheCapIsReached) {
+  stopping_rule rule;  // 20 pairs at least, ±0.25 %, 1.5 s
+  std::vector<double> quiet(19, 0.887);
+  EXPECT_FALSE(should_stop(rule, quiet, 0.1)) << "fewer than min_pairs";
+  quiet.push_back(0.887);
+  EXPECT_EQ(should_stop(rule, quiet, 0.1), stop_reason::converged);
+  std::vector<double> noisy;
+  for (int i = 0; i < 20; ++i) noisy.push_back(i % 2 ? 0.85 : 0.92);
+  EXPECT_FALSE(should_stop(rule, noisy, 0.5)) << "too wide, and time is left";
+  EXPECT_EQ(should_stop(rule, noisy, 2.0), stop_reason::time_cap);
+  rule.fixed_pairs = 50;
+  EXPECT_FALSE(should_stop(rule, quiet, 99)) << "--iterations: exactly that many, whatever the interval or the clock";
+  EXPECT_EQ(should_stop(rule, std::vector<double>(50, 1.0), 0), stop_reason::fixed);
+  EXPECT_EQ(stop_reason_name(stop_reason::time_cap), "time_cap");
+}
+
+TEST(AdaptiveTiming, ANoisyEvaluationTakesMorePairsThanAQuietOne) {
+  stopping_rule rule;
+  auto pairs_until_stop = [&](double spread) {
+    std::vector<double> r;
+    uint64_t x = 88172645463325252ull;
+    while (true) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      double u = static_cast<double>(x % 1000000) / 1000000.0 - 0.5;
+      r.push_back(0.887 * (1 + spread * u));
+      if (auto s = should_stop(rule, r, 0.0)) return std::make_pair(static_cast<int>(r.size()), *s);
+    }
+  };
+  auto quiet = pairs_until_stop(0.004);
+  auto noisy = pairs_until_stop(0.04);
+  EXPECT_EQ(quiet.second, stop_reason::converged);
+  EXPECT_EQ(noisy.second, stop_reason::converged);
+  EXPECT_LT(quiet.first, noisy.first);
+  EXPECT_EQ(quiet.first, 20);
+}
+
+}  // namespace
+}  // namespace ptxbench::measure

@@ -299,7 +299,7 @@ result<gpu_stage_result> harness::evaluate(const job_candidate& candidate) {
                    fmt::format("correct; speedup {:.3f}x vs {}", out.timing->speedup, baseline_description()), ""};
   } catch (const std::exception& e) {
     (void)cudaGetLastError();
-    return make_error(std::string("the harness failed: ") + e.what());
+    return make_error(e.what());  // the session says "the harness failed: ..."
   }
   return out;
 }
