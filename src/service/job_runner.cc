@@ -191,7 +191,7 @@ result<run_outcome> gpu_job_runner::run(const job& j, const std::string& artifac
       }
     return st.err();
   }
-  service::run_environment env = gpu_environment(m_sessions.last()->environment());
+  queue::run_environment env = gpu_environment(m_sessions.last()->environment());
   eval::finish_verdict(*v, d->request(), d->config);
   return run_outcome{to_json(*v).dump(), env, std::nullopt};
 }

@@ -57,6 +57,7 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
     auto shared = lease("capture", false, out.measurement);
     runner_client runner;
     runner_launch l = launch_for(c, "capture", false);
+    l.shared_memory_sync = false;  // nothing is timed here: go and done travel on the socket
     auto started = runner.start(l);
     if (!started) throw std::runtime_error("starting the Triton capture: " + started.err().message);
     out.sandbox["capture"] = sandbox_record(*started, m_job.options.sandbox);
