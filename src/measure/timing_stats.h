@@ -57,7 +57,8 @@ struct candidate_timing {
 
 /// Per pair: the candidate's latency is its span, unless the trusted bound (trusted_bound_ms)
 /// exceeds it by more than the allowance (work the span did not see: host work, other processes,
-/// a forged span); then the larger is used. Without a span, the bound is used.
+/// a forged span); then bound − allowance is used, so the latency is continuous in the bound.
+/// Without a span, the bound is used.
 candidate_timing decide_candidate_latency(const std::vector<timed_pair>& pairs, const wallclock_calibration& cal);
 
 /// The median of a sample with a distribution-free confidence interval: the order statistics

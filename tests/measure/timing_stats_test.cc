@@ -45,7 +45,20 @@ TEST(TimingStats, ForgedOrIncompleteSpanLosesToTheWallClock) {
   wallclock_calibration cal{0.05, 0.1};
   auto d = decide_candidate_latency({{1.0, 0.01, 2.05}}, cal);
   EXPECT_EQ(d.disagreements, 1);
-  EXPECT_DOUBLE_EQ(d.used_ms[0], 2.0);
+  EXPECT_NEAR(d.used_ms[0], 2.0 - 0.1, 1e-12);  // the bound less the allowance
+}
+
+TEST(TimingStats, TheLatencyIsContinuousAcrossTheAllowance) {
+  // Honest host work close to the allowance: one pair just inside, one just outside. Both are
+  // charged within a few microseconds of each other — no jump from the span to the bound.
+  wallclock_calibration cal{0.05, 0.02};
+  auto d = decide_candidate_latency({{1.0, 0.80, 0.05 + 0.8199}, {1.0, 0.80, 0.05 + 0.8201}}, cal);
+  EXPECT_EQ(d.disagreements, 1);
+  EXPECT_NEAR(d.used_ms[0], 0.80, 1e-12);
+  EXPECT_NEAR(d.used_ms[1], 0.8001, 1e-9);
+  // Far beyond the allowance, all of the excess over it is charged.
+  auto far = decide_candidate_latency({{1.0, 0.80, 0.05 + 1.80}}, cal);
+  EXPECT_NEAR(far.used_ms[0], 1.78, 1e-12);
 }
 
 TEST(TimingStats, MissingSpanFallsBackToTheBound) {
@@ -90,7 +103,7 @@ TEST(TimingStats, ADecoyHidingLessThanTheSocketAllowanceIsCaughtByTheSharedMemor
   timed_pair shm_pair{0.73, 0.60, 0.05 + 1.35};
   auto now = decide_candidate_latency({shm_pair}, wallclock_calibration{0.05, 0.02});
   EXPECT_EQ(now.disagreements, 1);
-  EXPECT_NEAR(now.used_ms[0], 1.35, 1e-12);
+  EXPECT_NEAR(now.used_ms[0], 1.35 - 0.02, 1e-12);
 }
 
 TEST(TimingStats, TheFloorCheckUsesTheSameTrustedBound) {

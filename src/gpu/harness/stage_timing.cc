@@ -59,8 +59,10 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   // Calibrate the trusted wall-clock bound with calls that do nothing, through the path of a timed
   // call from "prepared" to "done" (its inputs written, the same rotating buffer sets mapped,
   // markers, go/done, the output snapshot), so that what the no-op calls measure is what a timed
-  // call adds to its work. The reference is not run after them: it is outside that path (the runner
-  // is frozen while it runs). The first few are slower (first IPC mappings, CUPTI buffers) and are
+  // call adds to its work. The reference runs after each, as after a timed call (runner frozen):
+  // a call that follows an idle GPU and one that follows the reference do not cost the same, and
+  // without it the overhead came out low on an H100 and an honest GEMM's bound crossed the
+  // allowance on some pairs. The first few are slower (first IPC mappings, CUPTI buffers) and are
   // dropped.
   constexpr int k_noop_warmup = 5, k_noop_calls = 64;
   bool shared_memory = runner.channel() == "shared_memory";
@@ -71,6 +73,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     auto r = runner.call(set.describe(), opt.call_timeout_s, true, [&] { snapshot_outputs(set); },
                          [&] { write_inputs(set, seed); });
     runner.freeze();
+    run_reference(set, true);
     // A no-op call launches nothing of the candidate's; a finding here is a background thread's.
     if (auto tampered = tampering(runner, r); !tampered.empty() && r.outcome == call_outcome::ok && opt.tamper_check)
       return fail(eval_outcome::runtime_error, fmt::format("calibration call {}: {}", i, tampered));

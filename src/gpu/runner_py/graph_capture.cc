@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <queue>
 #include <vector>
 
@@ -17,9 +18,47 @@ std::string runtime_error_text(cudaError_t e, const std::string& what) {
   return fmt::format("{} failed: {}: {}", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
-std::string driver_error_text(CUresult r, const std::string& what) {
+/// The few driver functions the graph walk needs, looked up through cudart rather than linked: this
+/// library is also loaded on hosts without a GPU (the runner's unit tests), where libcuda.so.1 is
+/// absent and a link-time dependency on it would stop the load. decltype of the header's names
+/// gives the ABI version the headers select (cuGraphKernelNodeGetParams is its _v2).
+struct driver_api {
+  decltype(&::cuGetErrorName) get_error_name = nullptr;
+  decltype(&::cuGraphKernelNodeGetParams) kernel_node_params = nullptr;
+  decltype(&::cuGraphKernelNodeGetAttribute) kernel_node_attribute = nullptr;
+  decltype(&::cuKernelGetFunction) kernel_function = nullptr;
+  decltype(&::cuFuncGetName) function_name = nullptr;
+  decltype(&::cuFuncGetParamInfo) parameter_info = nullptr;
+};
+
+template <class F>
+bool look_up(F& out, const char* name) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion(name, &fn, CUDA_VERSION, cudaEnableDefault, &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess || !fn)
+    return false;
+  out = reinterpret_cast<F>(fn);
+  return true;
+}
+
+result<const driver_api*> driver() {
+  static const auto api = [] {
+    std::optional<driver_api> d(std::in_place);
+    bool ok = look_up(d->get_error_name, "cuGetErrorName") && look_up(d->kernel_node_params, "cuGraphKernelNodeGetParams") &&
+              look_up(d->kernel_node_attribute, "cuGraphKernelNodeGetAttribute") &&
+              look_up(d->kernel_function, "cuKernelGetFunction") && look_up(d->function_name, "cuFuncGetName") &&
+              look_up(d->parameter_info, "cuFuncGetParamInfo");
+    if (!ok) d.reset();
+    return d;
+  }();
+  if (!api) return make_error("the CUDA driver's graph functions could not be looked up (driver too old?)");
+  return &*api;
+}
+
+std::string driver_error_text(const driver_api& d, CUresult r, const std::string& what) {
   const char* name = nullptr;
-  cuGetErrorName(r, &name);
+  d.get_error_name(r, &name);
   return fmt::format("{} failed: {}", what, name ? name : "?");
 }
 
@@ -73,34 +112,37 @@ result<std::vector<cudaGraphNode_t>> dependency_order(cudaGraph_t graph) {
 }
 
 result<ordered_json> describe_kernel(cudaGraphNode_t node) {
+  auto api = driver();
+  if (!api) return api.err();
+  const driver_api& d = **api;
   auto cu = reinterpret_cast<CUgraphNode>(node);
   CUDA_KERNEL_NODE_PARAMS p{};
-  if (CUresult r = cuGraphKernelNodeGetParams(cu, &p); r != CUDA_SUCCESS)
-    return make_error(driver_error_text(r, "cuGraphKernelNodeGetParams"));
+  if (CUresult r = d.kernel_node_params(cu, &p); r != CUDA_SUCCESS)
+    return make_error(driver_error_text(d, r, "cuGraphKernelNodeGetParams"));
   CUfunction f = p.func;
   if (!f && p.kern)
-    if (CUresult r = cuKernelGetFunction(&f, p.kern); r != CUDA_SUCCESS)
-      return make_error(driver_error_text(r, "cuKernelGetFunction"));
+    if (CUresult r = d.kernel_function(&f, p.kern); r != CUDA_SUCCESS)
+      return make_error(driver_error_text(d, r, "cuKernelGetFunction"));
   if (!f) return make_error("a kernel node without a function");
   const char* name = nullptr;
-  if (CUresult r = cuFuncGetName(&name, f); r != CUDA_SUCCESS) return make_error(driver_error_text(r, "cuFuncGetName"));
+  if (CUresult r = d.function_name(&name, f); r != CUDA_SUCCESS) return make_error(driver_error_text(d, r, "cuFuncGetName"));
   if (p.extra) return make_error(fmt::format("kernel {} was launched with 'extra' parameters (not replayable)", name ? name : "?"));
   ordered_json params = ordered_json::array();
   for (size_t i = 0;; ++i) {
     size_t offset = 0, size = 0;
-    if (cuFuncGetParamInfo(f, i, &offset, &size) != CUDA_SUCCESS) break;
+    if (d.parameter_info(f, i, &offset, &size) != CUDA_SUCCESS) break;
     if (!p.kernelParams || !p.kernelParams[i]) return make_error(fmt::format("kernel {} parameter {} has no value", name, i));
     params.push_back(hex(p.kernelParams[i], size));
   }
   CUlaunchAttributeValue cluster{}, cooperative{};
   unsigned cx = 1, cy = 1, cz = 1;
-  if (cuGraphKernelNodeGetAttribute(cu, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &cluster) == CUDA_SUCCESS &&
+  if (d.kernel_node_attribute(cu, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &cluster) == CUDA_SUCCESS &&
       cluster.clusterDim.x) {
     cx = cluster.clusterDim.x;
     cy = std::max(1u, cluster.clusterDim.y);
     cz = std::max(1u, cluster.clusterDim.z);
   }
-  bool coop = cuGraphKernelNodeGetAttribute(cu, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &cooperative) == CUDA_SUCCESS &&
+  bool coop = d.kernel_node_attribute(cu, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &cooperative) == CUDA_SUCCESS &&
               cooperative.cooperative != 0;
   return ordered_json{{"kind", "kernel"},
                       {"function", std::to_string(reinterpret_cast<uint64_t>(f))},

@@ -300,8 +300,9 @@ class Runner:
         programs = find_ptxas(triton)
         if not programs:
             self.fail("Triton's ptxas was not found (triton/backends/nvidia/bin/ptxas or TRITON_PTXAS_PATH)")
+        compilers, read_dirs = find_c_compiler(), launcher_read_dirs(triton)
         try:
-            self.compile_helper.configure(programs)
+            self.compile_helper.configure(programs, compilers, read_dirs)
         except Exception as e:
             self.fail(f"the compile helper could not be configured: {e}")
         patched = self.install_proxy(compile_helper.make_subprocess_proxy(self.compile_helper))
@@ -593,6 +594,30 @@ def sigsys_caught():
     return False
 
 
+def find_c_compiler():
+    """The C compiler Triton builds its launcher modules with ($CC, else gcc, else clang), real path."""
+    import shutil
+    cc = os.environ.get("CC") or shutil.which("gcc") or shutil.which("clang")
+    return [os.path.realpath(cc)] if cc and os.path.isfile(os.path.realpath(cc)) else []
+
+
+def launcher_read_dirs(triton):
+    """The read-only folders Triton's launcher build names (-I, -L): Triton's package, Python's
+    headers, and the folder of the libcuda it uses."""
+    import sysconfig
+    where = getattr(triton, "__file__", None)
+    dirs = [os.path.dirname(os.path.realpath(where))] if where else []
+    for scheme in sysconfig.get_scheme_names():
+        for key in ("include", "platinclude"):
+            try:
+                dirs.append(sysconfig.get_paths(scheme=scheme)[key])
+            except (KeyError, ValueError):
+                pass
+    if os.environ.get("TRITON_LIBCUDA_PATH"):
+        dirs.append(os.environ["TRITON_LIBCUDA_PATH"])
+    return sorted({os.path.realpath(d) for d in dirs if d})
+
+
 def find_ptxas(triton):
     """The ptxas programs Triton may start (real paths): what its NVIDIA backend resolves, or the
     binaries it ships, or TRITON_PTXAS_PATH."""
@@ -665,8 +690,14 @@ def main(argv=None):
         return 3
     channel.send({"type": "hello", "token": args["token"], "pid": os.getpid(), "language": "triton"})
     runner = Runner(channel, helper_client, torch, triton, sync_fd=args["sync_fd"])
-    runner.serve()
-    runner.release()
+    try:
+        runner.serve()
+        runner.release()
+    except SystemExit:
+        raise
+    except BaseException as e:  # a runner bug must end the process, not leave the harness waiting
+        runner.fail(f"the runner failed: {rp.exception_summary(e, '')}")
+        os._exit(EXIT_RUN_ERROR)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # the candidate's objects and Triton's atexit hooks are not our concern
