@@ -11,8 +11,9 @@
 #   bench/h200_evidence.sh probe       the cuDNN probe: each graph variant and engine, both libcudnn
 #   bench/h200_evidence.sh agent       the replay agent over the GEMM task (issue 6); the CPU test
 #                                      binary's tests that need cuobjdump or a GPU
-#   bench/h200_evidence.sh triton      the Triton examples and the replayed Triton trajectory (issue 16),
-#                                      all four parts of bench/triton_h200.sh (~15 min)
+#   bench/h200_evidence.sh triton      the Triton track (issues 16, 25): examples, the Triton exploit
+#                                      suite, a replayed Triton trajectory and the service
+#                                      (bench/triton/triton_gpu.sh, at most 9 min)
 #   bench/h200_evidence.sh gqa         the GQA tasks (issue 17): cuDNN vs the fp32 reference with both
 #                                      libcudnn, the GQA examples, our baseline vs PyTorch
 set -uo pipefail
@@ -28,11 +29,11 @@ cut_lines() { awk '{ if (length($0) > 2000) print substr($0, 1, 2000) " ...[cut]
 
 case "$part" in
 triton)
-  # The Triton track (issue 16): every example of examples/triton, failures each followed by a good
-  # kernel, the replayed Triton trajectory; results in bench/results/h200/triton/<part>/
-  # (bench/triton_h200.sh; each part ends within 4 minutes).
+  # The Triton track (issues 16, 25): every example of examples/triton and every case of
+  # tests/exploits/triton, each risky one followed by an honest kernel, the replayed Triton trajectory,
+  # the service against direct eval; results in bench/results/<gpu>/triton/ (bench/triton/triton_gpu.sh).
   header
-  timeout 1000 bash bench/triton_h200.sh all
+  timeout 560 bash bench/triton/triton_gpu.sh
   ;;
 gemm)
   header
