@@ -20,7 +20,7 @@ It prints one line per expectation, PASS or FAIL, and exits with the number of F
     pass) that passed, with the sandbox applied in every runner it started;
   * every example and exploit the run was meant to cover has a verdict (--expect-*, default all);
   * the trajectory: language triton, labels rejected then passed, the last turn target-correct;
-  * the service (--service DIR, bench/service_h200_check.py's files): every upstream-format response
+  * the service (--service DIR, bench/service/service_gpu_check.py's files): every upstream-format response
     valid and answered again from the cache (upstream_client.json), and every service verdict's status,
     target verdict and deciding stage identical to the direct evaluation's (compare.json).
 
@@ -222,7 +222,7 @@ def check_trajectory(path):
 
 
 def service_lines(folder):
-    """(ok, line) per service expectation, from bench/service_h200_check.py's upstream_client.json and
+    """(ok, line) per service expectation, from bench/service/service_gpu_check.py's upstream_client.json and
     compare.json."""
     out = []
     try:
@@ -295,7 +295,7 @@ def main():
     def line(ok, text, verdict=None, problems=()):
         nonlocal first_fail
         lines.append(ok)
-        print(("PASS  " if ok else "FAIL  ") + text)
+        print(("PASS " if ok else "FAIL ") + text)
         for p in problems:
             print("        -", p)
         if not ok and verdict is not None and first_fail is None:

@@ -16,90 +16,108 @@
 #   agent     examples/agent/triton_gemm_replay.json through `ptxbench run --language triton`
 #             (a gate rejection, then the tl.dot GEMM through the agent's default evaluation)
 #   service   `ptxbench serve` (2 GPU workers) and tests/service/upstream_client.py, through
-#             bench/service_h200_check.py: the full examples' Solutions fresh, then cached; status,
+#             bench/service/service_gpu_check.py: the full examples' Solutions fresh, then cached; status,
 #             target verdict and deciding stage identical to the direct evaluation (it needs the
-#             examples' full chunks, which run even when `examples` is not named)
+#             examples' full chunks, which run even when `examples` is not named; a dry run of the
+#             plumbing: PTXBENCH_SERVICE_EXTRA_ARGS="--evaluator fake" — the comparison then fails)
 #
 # The work is cut into chunks (one `ptxbench eval` each: one harness per task, so a risky case and
-# the honest kernel after it share it), spread over LANES parallel lanes (default 6; the GPU lease
+# the honest kernel after it share it), spread over LANES parallel lanes (default 4; the GPU lease
 # serialises timing and profiling, the rest overlaps), longest first. Every chunk runs under
-# min(its own limit, time left); a chunk that would start after BUDGET_S (default 470 s) is
-# SKIPPED loudly, and its cases then FAIL as "was not evaluated" — rerun the part that lost them.
+# min(its own limit, time left); a chunk that would start after BUDGET_S (default 450 s) is
+# SKIPPED loudly, and its cases then FAIL as "was not evaluated" — rerun the part that lost them
+# (each part alone is a shorter run; `bench/triton/triton_gpu.sh exploits` after the others).
 # Quick chunks pass --no-sanitize --no-dynamic-check --warmup 1 --iterations 3 --call-timeout 10;
 # full ones --timing-cap 0.5 (timing precision does not matter here).
 #
-# Binaries: PTXBENCH_BIN, else .carry/bin (bench/stage_h200_binaries.sh), else build/bin.
-# Environment: bench/lib/env.sh (PTXBENCH_TARGET from the GPU's name, RESULTS), else bench/env.sh and
-# the target from nvidia-smi and suite/targets.json here. Results: bench/results/<target>/triton/
-# (RESULTS, or TRITON_RESULTS): <part>/<chunk>.{json,txt} (verdicts, output), cases.tsv (chunk,
-# part, exit, seconds), service/ (serve.log, upstream_client.json, compare.json, worker logs),
-# agent/agent-replay-triton/, summary.txt and summary.json (bench/triton/check_triton.py),
-# triton_gpu.log; $OUT/triton.tar.gz of the folder when OUT is set (the device tool's folder).
-# Expected: every line of summary.txt PASS, the last "N/N expectations held; 0 FAIL", exit 0. The
-# exit status is the number of FAIL lines (at most 100).
+# Environment: bench/lib/env.sh (bench_gpu: the target from the GPU's name, RESULTS, run.log, the
+# tarball; PTXBENCH_BIN, PTXBENCH_DEVICE, PTXBENCH_GPU_MODEL, PTXBENCH_RESULTS_ROOT), or in a tree
+# without it a small stand-in below over the older bench/env.sh. Results:
+# bench/results/<target>/triton/<run>/ (<run>: "all", or the parts named, e.g. "exploits"):
+# <part>/<chunk>.{json,txt} (verdicts, output), examples/solutions/, cases.tsv (chunk, part, exit,
+# seconds), service/ (serve.log, upstream_client.json, compare.json, worker logs),
+# agent/agent-replay-triton/, check.txt and summary.json (bench/triton/check_triton.py: one PASS/FAIL
+# line per expectation, then the first FAIL in full), summary.txt (the PASS/FAIL lines and "FAILS: N"),
+# run.log; $OUT/triton.tar.gz of bench/results/<target>/triton when OUT is set.
+# Expected: every line of summary.txt PASS and "FAILS: 0"; the exit status is the number of FAIL lines
+# (at most 100).
 set -uo pipefail
-DEVICE_OUT=${OUT:-}
-HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-if [ -z "${PTXBENCH_BIN:-}" ] && [ -x "$ROOT/.carry/bin/ptxbench" ]; then export PTXBENCH_BIN="$ROOT/.carry/bin"; fi
-# The shared environment (the older bench/env.sh also points OUT at a results folder and creates it:
-# give it a throwaway one and keep the device tool's).
-export BENCH_AREA=triton
-[ -z "$DEVICE_OUT" ] && export OUT=$(mktemp -d /tmp/ptxbench-triton-env-XXXXXX)
-if [ -f "$ROOT/bench/lib/env.sh" ]; then source "$ROOT/bench/lib/env.sh"; else source "$ROOT/bench/env.sh"; fi
-[ -z "$DEVICE_OUT" ] && rm -rf "$OUT"
-OUT=$DEVICE_OUT
-cd "$ROOT"
-DEVICE=${PTXBENCH_DEVICE:-0}
-if [ -z "${PTXBENCH_TARGET:-}" ]; then
-  # Fallback for a tree without bench/lib/env.sh: the suite target whose gpu_name the GPU's name starts with.
-  name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "$DEVICE" 2>/dev/null | head -1)
-  PTXBENCH_TARGET=$(python3 -c 'import json,sys
-name = sys.argv[1].strip()
-for t, d in json.load(open("suite/targets.json"))["targets"].items():
-    if name and name.startswith(d.get("gpu_name", "\0")): print(t); break' "$name")
-  [ -n "$PTXBENCH_TARGET" ] || { echo "triton_gpu.sh: no suite target for GPU '${name:-none}'; set PTXBENCH_TARGET" >&2; exit 2; }
-fi
-export PTXBENCH_TARGET
-if [ -n "${TRITON_RESULTS:-}" ]; then RESULTS=$TRITON_RESULTS
-else case "${RESULTS:-}" in */triton) ;; *) RESULTS="$ROOT/bench/results/$PTXBENCH_TARGET/triton" ;; esac
-fi
 PARTS=("$@")
 [ ${#PARTS[@]} -eq 0 ] && PARTS=(examples exploits agent service)
 for p in "${PARTS[@]}"; do
   case "$p" in examples|exploits|agent|service) ;; *) echo "usage: $0 [examples] [exploits] [agent] [service]" >&2; exit 2 ;; esac
 done
 selected() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
+RUN=all
+[ ${#PARTS[@]} -lt 4 ] && RUN=$(IFS=-; echo "${PARTS[*]}")
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+if [ -f "$HERE/../lib/env.sh" ]; then
+  # shellcheck source=bench/lib/env.sh
+  source "$HERE/../lib/env.sh"
+else
+  # A tree from before bench/lib: the older environment (it also points OUT at a results folder and
+  # creates it: give it a throwaway one and keep the device tool's), and what bench_gpu/bench_done do.
+  DEVICE_OUT=${OUT:-}
+  if [ -z "$DEVICE_OUT" ]; then OUT=$(mktemp -d /tmp/ptxbench-triton-env-XXXXXX); export OUT; fi
+  if [ -z "${PTXBENCH_BIN:-}" ] && [ -x "$HERE/../../.carry/bin/ptxbench" ]; then
+    PTXBENCH_BIN="$(cd "$HERE/../.." && pwd)/.carry/bin"
+    export PTXBENCH_BIN
+  fi
+  # shellcheck source=/dev/null
+  source "$HERE/../env.sh"
+  [ -z "$DEVICE_OUT" ] && rm -rf "$OUT"
+  OUT=$DEVICE_OUT
+  BENCH_FAILS=0
+  bench_gpu() {
+    local model=${PTXBENCH_GPU_MODEL:-}
+    [ -n "$model" ] || model=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "${PTXBENCH_DEVICE:-0}" 2>/dev/null | head -1)
+    PTXBENCH_TARGET=$(python3 - "$ROOT/suite/targets.json" "$model" <<'PY'
+import json, re, sys
+targets, model = json.load(open(sys.argv[1]))["targets"], sys.argv[2].strip()
+words = set(re.findall(r"[a-z0-9]+", model.lower()))
+hit = [t for t, d in targets.items() if d.get("gpu_name") == model] or [t for t in targets if t in words]
+print(hit[0] if model and len(hit) == 1 else "")
+PY
+)
+    [ -n "$PTXBENCH_TARGET" ] || { echo "bench: GPU '${model:-none}' is none of the suite's targets" >&2; exit 2; }
+    export PTXBENCH_TARGET
+    RESULTS_GPU=${PTXBENCH_RESULTS_ROOT:-$ROOT/bench/results}/$PTXBENCH_TARGET
+    RESULTS=$RESULTS_GPU/$1
+    rm -rf "$RESULTS" && mkdir -p "$RESULTS" || exit 2
+    exec > >(tee "$RESULTS/run.log") 2>&1
+    BENCH_PACK=${1%%/*}
+    trap 'if [ -n "$OUT" ]; then mkdir -p "$OUT" && tar -czf "$OUT/$BENCH_PACK.tar.gz" -C "$RESULTS_GPU" "$BENCH_PACK"; fi' EXIT
+    echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $("$BIN/ptxbench" --version 2>/dev/null | head -1); target $PTXBENCH_TARGET"
+  }
+  bench_done() {
+    echo "FAILS: $BENCH_FAILS" | tee -a "$RESULTS/summary.txt"
+    exit $((BENCH_FAILS > 100 ? 100 : BENCH_FAILS))
+  }
+fi
+bench_gpu "triton/$RUN"
+RESULTS=$(cd "$RESULTS" && pwd)  # absolute: the service's client resolves paths itself
+cd "$ROOT" || exit 2
+# env.sh narrows CUDA_VISIBLE_DEVICES to PTXBENCH_DEVICE: the GPU is then device 0 of this process.
+DEVICE=${PTXBENCH_DEVICE:-0}
+[ -n "${CUDA_VISIBLE_DEVICES:-}" ] && [ "$CUDA_VISIBLE_DEVICES" = "$DEVICE" ] && DEVICE=0
 
 P="$BIN/ptxbench"
 T=$PTXBENCH_TARGET
 E=examples/triton
 X=tests/exploits/triton
 GEMM=gemm_n7168_k5120
-LANES=${LANES:-6}
-BUDGET_S=${BUDGET_S:-470}
+LANES=${LANES:-4}
+BUDGET_S=${BUDGET_S:-450}
 START=$SECONDS
 DEADLINE=$((START + BUDGET_S))
-SERVICE_CHECK=bench/service/service_gpu_check.py   # where the bench layout moves it
-[ -f "$SERVICE_CHECK" ] || SERVICE_CHECK=bench/service_h200_check.py
-
-mkdir -p "$RESULTS" && RESULTS=$(cd "$RESULTS" && pwd)  # absolute: the service's client resolves paths itself
+# The service checks: where the bench layout keeps them, else their older place.
+SERVICE_CHECK=$(ls bench/service/service_gpu_check.py bench/service_*_check.py 2>/dev/null | head -1)
 for p in examples exploits agent service; do
-  if selected "$p" || { [ "$p" = examples ] && selected service; }; then rm -rf "${RESULTS:?}/$p"; mkdir -p "$RESULTS/$p"; fi
+  if selected "$p" || { [ "$p" = examples ] && selected service; }; then mkdir -p "$RESULTS/$p"; fi
 done
-rm -f "$RESULTS/cases.tsv" "$RESULTS/summary.txt" "$RESULTS/summary.json"
-exec > >(tee "$RESULTS/triton_gpu.log") 2>&1
-pack() {
-  if [ -n "$DEVICE_OUT" ]; then
-    mkdir -p "$DEVICE_OUT"
-    tar -czf "$DEVICE_OUT/triton.tar.gz" -C "$(dirname "$RESULTS")" "$(basename "$RESULTS")" && echo "wrote $DEVICE_OUT/triton.tar.gz"
-  fi
-}
-trap pack EXIT
 
-echo "== triton_gpu.sh ${PARTS[*]} $(date -u +%Y-%m-%dT%H:%M:%SZ): target $T, device $DEVICE, binaries $BIN, $LANES lanes, budget ${BUDGET_S}s"
-"$P" --version 2>&1 | head -1
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader -i "$DEVICE" 2>&1 | head -1
+echo "== triton_gpu.sh ${PARTS[*]}: target $T, device $DEVICE, binaries $BIN, $LANES lanes, budget ${BUDGET_S}s"
 git -C "$ROOT" log -1 --format='commit %H %s' 2>/dev/null | cut -c1-120
 timeout 30 "${PTXBENCH_PYTHON:-python3}" -B src/gpu/runner_py/ptxbench_triton_runner.py --diagnose > "$RESULTS/diagnose.json" 2>&1
 head -c 600 "$RESULTS/diagnose.json"; echo
@@ -146,7 +164,7 @@ chunk x_forge_b exploits 240 170 "$QUICK" \
   "$X/forge_kernel_name.py $C $X/forge_recorder_hints.py $C $X/forge_env_knobs.py $C $X/forge_ptx_options.py $C"
 chunk x_switch exploits 240 170 "$QUICK" \
   "$X/switch_python_counter.py $C $X/switch_after_capture.py $C $X/switch_device_counter_input.py $C $X/switch_device_counter_output.py $C"
-chunk x_work exploits 240 170 "$QUICK" \
+chunk x_work exploits 260 200 "$QUICK" \
   "$X/work_side_stream.py $C $X/work_python_thread.py $C $X/cache_by_pointer.py $C $X/cache_by_content.py $C $X/alias_return_input_view.py $C"
 chunk x_sandbox exploits 240 150 "$QUICK" \
   "$X/sandbox_files.py $C $X/sandbox_socket.py $C $X/sandbox_fork.py $C $X/sandbox_kill_parent.py $C"
@@ -189,7 +207,7 @@ run_chunk() {
       --tasks $GEMM --target "$T" --variants base --trajectories 1 --turns 2 --out "$RESULTS/agent/agent-replay-triton" \
       > "$out.txt" 2>&1
   else
-    local task=(--task $GEMM)
+    local task=(--task "$GEMM")
     case "${FILES[$name]}" in *.json*) task=() ;; esac  # Solutions name their task
     # shellcheck disable=SC2086  # the options and the files are word lists
     timeout -k 5 "$limit" "$P" eval ${FILES[$name]} "${task[@]}" --target "$T" --device "$DEVICE" ${OPTS[$name]} \
@@ -214,7 +232,7 @@ service_job() {
   work=$(mktemp -d /tmp/ptxbench-triton-service-XXXXXX)
   echo "== service: ptxbench serve on $URL (2 GPU workers on device $DEVICE), at $((SECONDS - START))s"
   "$P" serve --listen "127.0.0.1:$port" --service-dir "$work/service" --cpu-workers 2 --devices "$DEVICE" \
-    --gpu-workers-per-device 2 --target "$T" > "$R/serve.log" 2>&1 &
+    --gpu-workers-per-device 2 --target "$T" ${PTXBENCH_SERVICE_EXTRA_ARGS:-} > "$R/serve.log" 2>&1 &
   server=$!
   for _ in $(seq 300); do  # up to 60 s: both GPU workers probed the GPU and registered healthy
     if python3 "$SERVICE_CHECK" ready --url "$URL" --gpu 2; then ready=0; break; fi
@@ -240,7 +258,7 @@ for path in sys.argv[2:]:
     merged += d if isinstance(d, list) else [d]
 json.dump(merged, open(sys.argv[1], "w"), indent=1)
 PY
-  timeout 60 python3 "$SERVICE_CHECK" compare --out "$R" --direct "$R/direct.json" upstream="$R/upstream_client.json" \
+  timeout 20 python3 "$SERVICE_CHECK" compare --out "$R" --direct "$R/direct.json" upstream="$R/upstream_client.json" \
     > "$R/compare.txt" 2>&1
   echo "   service against direct: exit $? at $((SECONDS - START))s"
   python3 "$SERVICE_CHECK" fetch --url "$URL" /health "$R/health.json"
@@ -283,8 +301,9 @@ CHECK=(--examples "$E/manifest.json" --exploits "$X/manifest.json" --expect-exam
        --expect-exploits "${EXPECT_EXPLOITS:-none}" --out "$RESULTS/summary.json")
 selected agent && CHECK+=(--trajectory "$RESULTS/agent/agent-replay-triton/trajectories/${GEMM}__${T}__base__t0.json")
 selected service && CHECK+=(--service "$RESULTS/service")
-python3 bench/triton/check_triton.py "${CHECK[@]}" ${EVALS[@]+"${EVALS[@]}"} > "$RESULTS/summary.txt" 2>&1
-rc=$?
-cat "$RESULTS/summary.txt"
-echo "triton_gpu.sh ${PARTS[*]}: $rc FAIL line(s) after $((SECONDS - START))s; results in $RESULTS"
-exit $rc
+python3 bench/triton/check_triton.py "${CHECK[@]}" ${EVALS[@]+"${EVALS[@]}"} > "$RESULTS/check.txt" 2>&1
+BENCH_FAILS=$?
+cat "$RESULTS/check.txt"
+grep -E '^(PASS|FAIL) ' "$RESULTS/check.txt" > "$RESULTS/summary.txt"
+echo "triton_gpu.sh ${PARTS[*]}: after $((SECONDS - START))s; results in $RESULTS"
+bench_done
