@@ -32,10 +32,8 @@ part_scripts() {
     smoke)           echo "330 eval/smoke.sh" ;;
     selftest)        echo "570 eval/kernel_selftest.sh" ;;
     service)         echo "250 service/service_gpu.sh" ;;
-    triton-core)     echo "240 triton/triton_examples.sh core" ;;
-    triton-failures) echo "240 triton/triton_examples.sh failures" ;;
-    triton-kernels)  echo "240 triton/triton_examples.sh kernels" ;;
-    triton-replay)   echo "240 triton/triton_examples.sh replay" ;;
+    triton)          echo "560 triton/triton_gpu.sh" ;;
+    triton-exploits) echo "560 triton/triton_gpu.sh exploits" ;;
     fixit)           echo "300 adapt/fixit_gpu.sh" ;;
     train)           echo "200 adapt/train_smoke.sh" ;;
     supervision)     echo "200 adapt/supervision_gpu.sh" ;;
@@ -43,7 +41,7 @@ part_scripts() {
   esac
 }
 PARTS="gemm attention probe gqa agent newuser exploits sandbox timing regression upstream smoke selftest service
-triton-core triton-failures triton-kernels triton-replay fixit train supervision"
+triton triton-exploits fixit train supervision"
 
 if [ $# -eq 0 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
   sed -n '2,13p' "$0"
