@@ -25,16 +25,16 @@ struct job_candidate {
   std::filesystem::path shared_object;
   std::string symbol = "run";
   std::vector<std::string> required_families;  ///< for the dynamic check
-  /// The candidate's own kernels (CUDA: the functions of its built object, from the static SASS):
-  /// only their instructions count in the dynamic check. Empty: unknown (every kernel but the
-  /// runner's own marker counts). A Triton candidate's are its plan's, which the harness knows.
-  std::vector<std::string> kernels;
   bool static_present = true;              ///< false: the static check found no required family
   bool static_known = false;               ///< false: no disassembler ran (deferred)
   /// "cuda": shared_object is the built .so, loaded by ptxbench-runner; "triton": shared_object is
   /// the stored kernel.py, captured by the Python runner (harness_job::triton) and then replayed;
   /// "plan" (inside the harness only): shared_object is a verified launch plan the C++ runner replays.
   std::string language = "cuda";
+  /// The candidate's own kernels (CUDA: the functions of its built object, from the static SASS):
+  /// only their instructions count in the dynamic check. Empty: unknown (every kernel but the
+  /// runner's own marker counts). A Triton candidate's are its plan's, which the harness knows.
+  std::vector<std::string> kernels;
 };
 
 /// The GPU options as the harness job carries them (every field the harness applies).
