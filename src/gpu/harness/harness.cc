@@ -153,7 +153,10 @@ double harness::run_reference(tensor_set& set, bool timed) {
     m_reference->run(set.input_views(), outs, m_stream);
     PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
     uint64_t t1 = m_tracer->now();
-    return m_tracer->collect(t0, t1).ms();
+    auto span = m_tracer->collect(t0, t1);
+    m_reference_records = span.records;
+    m_reference_busy_ms = static_cast<double>(span.busy_ns) * 1e-6;
+    return span.ms();
   }
   cudaEvent_t e0, e1;
   PTXB_CUDA_CALL(cudaEventCreate(&e0));
