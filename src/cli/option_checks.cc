@@ -79,6 +79,23 @@ CLI::Validator number_in(double lo, double hi) {
       fmt::format("{}..{}", shown(lo), shown(hi)));
 }
 
+CLI::Validator number_in_or_off(double lo, double hi) {
+  std::string expect = fmt::format("expected off or a number from {} to {}", shown(lo), shown(hi));
+  return CLI::Validator(
+      [lo, hi, expect](std::string& text) -> std::string {
+        if (text == "off") return {};
+        auto v = parse_finite(text);
+        if (!v || *v < lo || *v > hi) return fmt::format("{}, got '{}'", expect, text);
+        return {};
+      },
+      fmt::format("off|{}..{}", shown(lo), shown(hi)));
+}
+
+std::optional<double> number_or_off(const std::string& text) {
+  if (text == "off") return std::nullopt;
+  return parse_finite(text);
+}
+
 CLI::Validator share() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
