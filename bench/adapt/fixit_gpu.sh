@@ -30,11 +30,23 @@
 #   on the build machine: bench/stage_h200_binaries.sh     (carries .carry/bin)
 #   on the GPU host, repository root:
 #     PTXBENCH_BIN=$PWD/.carry/bin bench/adapt/fixit_gpu.sh
+#
+# FIXIT_SELF_CHECK=1 runs the script on a machine without a GPU with the test-only fake evaluator
+# (the kernels carry its markers in comments, which the real evaluator ignores) and target h100,
+# into bench/results/cpu/fixit_selfcheck/: a check of the script itself, not evidence; the stages
+# that need torch fail there.
 set -uo pipefail
 TARBALL_DIR=${OUT:-}
 source "$(dirname "$0")/../env.sh"
 source "$(dirname "$0")/gpu_target.sh"
 cd "$ROOT"
+EVAL=()
+if [ "${FIXIT_SELF_CHECK:-0}" = 1 ]; then
+  EVAL=(--evaluator fake)
+  PTXBENCH_TARGET=${PTXBENCH_TARGET:-h100}
+  GPU_NAME="none (self-check with the fake evaluator)"
+  FIXIT_RESULTS=${FIXIT_RESULTS:-$ROOT/bench/results/cpu/fixit_selfcheck}
+fi
 detect_gpu_target "$ROOT" || exit 1
 T=$PTXBENCH_TARGET
 RES=${FIXIT_RESULTS:-$ROOT/bench/results/$T/fixit}
@@ -90,11 +102,12 @@ def edit(src, old, new):
     assert old in src, f"examples/attention/plain_fwd.cu no longer holds {old!r}"
     return src.replace(old, new, 1)
 inv = "const float inv = 1.f / l;"
-compile_error = edit(plain, inv, "const float inv = 1.f / l + undefined_correction;")
-wrong_numbers = edit(plain, inv, "const float inv = 1.5f / l;")
+# Each carries the fake evaluator's marker in a comment (FIXIT_SELF_CHECK); the real evaluator ignores it.
+compile_error = edit(plain, inv, "const float inv = 1.f / l + undefined_correction;  // FAKE_COMPILE_ERROR")
+wrong_numbers = edit(plain, inv, "const float inv = 1.5f / l;  // FAKE_WRONG")
 out_of_bounds = edit(plain, "const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;",
                      "const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;\n"
-                     "  if (blockIdx.x == 0 && tid == 0) O[size_t(1) << 40] = O[0];")
+                     "  if (blockIdx.x == 0 && tid == 0) O[size_t(1) << 40] = O[0];  // FAKE_RUNTIME_ERROR")
 def reply(intro, code):  # ends with its closing fence, as mined replies must
     return intro + "\n\n```cuda\n" + code.rstrip("\n") + "\n```"
 def replay(contents):
@@ -126,6 +139,10 @@ steps = [
     "softmax in registers (the running maximum in the exp2 domain, rescaling the accumulator when it grows), then "
     "O += P V with P converted to bf16 in registers. Shared memory: a 64x128 Q tile and 64x128 K and V tiles in bf16 "
     "are 16 KB each, 48 KB in all, well within the 227 KB an SM offers.",
+    "Before the matrix products I check the synchronisation they need: a fence before the first warpgroup MMA reads "
+    "shared memory that ordinary stores wrote, the group committed after each product, and a wait before the "
+    "accumulators are read for the softmax. Without the wait the scores would be read while the tensor cores still "
+    "write them, which gives wrong numbers that change from run to run, the worst kind of failure to debug.",
     "Finally I read the file from the top as the evaluator will build it: one translation unit, the entry point "
     "exported with the dtypes the task declares, the shape checks in run, no host allocation in the timed call. Only "
     "then do I hand it back, because a repair that introduces a second failure costs another round of feedback.",
@@ -136,11 +153,11 @@ PY
 
 student=$RES/student-run
 stage student 240 "$BIN/ptxbench" run --model "replay:$W/student.json" --tasks $TASK --target "$T" --variants $VARIANT \
-  --trajectories 1 --turns 3 --out "$student" -q
+  --trajectories 1 --turns 3 --out "$student" -q "${EVAL[@]}"
 say "        student labels: $(summary labels "$student")"
 teacher=$RES/teacher-run
 stage teacher 120 "$BIN/ptxbench" run --model "replay:$W/kernelgen_teacher.json" --tasks $TASK --target "$T" \
-  --variants $VARIANT --trajectories 1 --turns 1 --out "$teacher" -q
+  --variants $VARIANT --trajectories 1 --turns 1 --out "$teacher" -q "${EVAL[@]}"
 say "        teacher labels: $(summary labels "$teacher")"
 
 # ---- 2. the tiny Qwen3 model: its tokenizer measures the rows ---------------------------------------
@@ -157,11 +174,18 @@ stage tiny_model 180 python3 -m train.tiny_model --arch qwen3 --chat-template qw
 say "        tiny model: $(summary tiny "$TINY/tiny_model.json")"
 
 # ---- 3. every recipe with the real evaluator ----------------------------------------------------------
+# The rows are measured with the tiny model's tokenizer; without it (no torch here) with the small test
+# tokenizer and a raised limit, which the reports then name.
+MEASURE=(--tokenizer "$TINY/tokenizer.json")
+if [ ! -f "$TINY/tokenizer.json" ]; then
+  MEASURE=(--tokenizer tests/fixtures/tokenizer/tiny_tokenizer.json --max-tokens 4000000)
+  say "        no tiny model: rows measured with the test tokenizer (not the target's)"
+fi
 recipe() {  # recipe NAME RUN_DIR [extra options]
   local name=$1 runs=$2; shift 2
   stage "recipe_$name" 300 "$BIN/ptxbench" sft recipe "$name" --runs "$runs" --out "$RES/recipes/$name" \
     --repair-model "replay:$W/repair_teacher.json" --reason-model "replay:$W/reason_teacher.json" \
-    --tokenizer "$TINY/tokenizer.json" --parallel 3 -q "$@"
+    "${MEASURE[@]}" --parallel 3 -q "${EVAL[@]}" "$@"
   local report=$RES/recipes/$name/recipe_report.json
   [ -f "$report" ] && say "        $name: $(summary recipe "$report")"
 }
@@ -197,7 +221,7 @@ if [ -f "$RUN/adapter/adapter_config.json" ]; then
     say "ok      serve (the adapter on http://127.0.0.1:$port/v1)"
     again=$RES/student-again
     stage student_again 300 "$BIN/ptxbench" run --model openai:tiny-sft-s0-s5 --base-url "http://127.0.0.1:$port/v1" \
-      --tasks $TASK --target "$T" --variants $VARIANT --trajectories 1 --turns 1 --out "$again" -q
+      --tasks $TASK --target "$T" --variants $VARIANT --trajectories 1 --turns 1 --out "$again" -q "${EVAL[@]}"
     say "        served trajectory: $(summary labels "$again")"
   else
     say "FAILED  serve: the server did not come up (see serve.log): $(tail -1 "$RES/serve.log")"; failures=$((failures + 1))

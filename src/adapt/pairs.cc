@@ -302,10 +302,11 @@ result<std::vector<pair_row>> load_pairs(const fs::path& dir) {
                     file(c, "correct", "reply_file", "reply_sha256", r.correct.reply),
                     file(c, "correct", "verdict_file", "verdict_sha256", verdict_text)})
       if (!st) return st.err();
-    for (auto [key, into] : {std::pair<const char*, std::string*>{"repair_system_prompt_file", &r.repair_system_prompt},
-                             {"repair_prompt_file", &r.repair_prompt}})
-      if (j.contains(key))
-        if (auto st = file(j, "", key, nullptr, *into); !st) return st.err();
+    using optional_file = std::pair<const char*, std::string*>;
+    for (const optional_file& f : {optional_file{"repair_system_prompt_file", &r.repair_system_prompt},
+                                   optional_file{"repair_prompt_file", &r.repair_prompt}})
+      if (j.contains(f.first))
+        if (auto st = file(j, "", f.first, nullptr, *f.second); !st) return st.err();
     r.wrong.mined_id = w.value("mined_id", "");
     r.wrong.model = w.value("model", "");
     r.wrong.trajectory = w.value("trajectory", "");

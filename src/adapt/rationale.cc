@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "agent/code_extract.h"
 #include "core/text.h"
 
 namespace ptxbench::adapt {
@@ -104,23 +105,6 @@ std::string instructions(const reason_item& item, const rationale_rules& r) {
   return s;
 }
 
-// Upstream's reading of a reply: every <think>…</think> (first closing tag after each opening one)
-// removed, the rest trimmed.
-std::string without_think_blocks(const std::string& reply) {
-  std::string out;
-  std::size_t pos = 0;
-  while (true) {
-    auto open = reply.find("<think>", pos);
-    if (open == std::string::npos) break;
-    auto close = reply.find("</think>", open + 7);
-    if (close == std::string::npos) break;
-    out.append(reply, pos, open - pos);
-    pos = close + 8;
-  }
-  out.append(reply, pos, std::string::npos);
-  return std::string(trim(out));
-}
-
 }  // namespace
 
 rationale_prompt make_rationale_prompt(const reason_item& item, const rationale_rules& rules,
@@ -152,7 +136,8 @@ std::string problem_kind(const std::string& problem) { return problem.substr(0, 
 
 rationale_check check_rationale(const std::string& reply, const reason_item& item, const rationale_rules& rules) {
   rationale_check c;
-  std::string cleaned = without_think_blocks(reply);
+  // Upstream's reading: every <think>…</think> removed, the rest trimmed.
+  std::string cleaned(trim(agent::strip_think(reply)));
   std::string text = cleaned;
   auto open = cleaned.find(k_rationale_open);
   auto close = open == std::string::npos ? std::string::npos

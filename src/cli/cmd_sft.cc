@@ -310,7 +310,7 @@ void add_sft_command(CLI::App& app, context& ctx) {
   ex->add_option("--max-tokens", ea->max_tokens, "drop rows whose rendering is longer (never truncated)")
       ->check(whole_number(1, 1'000'000'000));
   ex->add_option("--kernel-fence", ea->kernel_fence, "the repaired kernel's fence in Fixit rows: cpp (upstream's) or cuda")
-      ->check(CLI::IsMember({"cpp", "cuda"}))
+      ->check(one_of({"cpp", "cuda"}))
       ->capture_default_str();
   ex->add_flag("--normalize-with-chat-template,!--no-normalize-with-chat-template", ea->normalize,
                "write each message as the chat template renders it (upstream's default; Qwen3 drops the reasoning of "

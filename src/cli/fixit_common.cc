@@ -14,7 +14,7 @@ void add_cap_options(CLI::App& cmd, cap_args& a, const std::string& cap_help, bo
   cmd.add_option("--cap-rule", a.rule,
                  "upstream (largest remainder in proportion to the strata's sizes) or every-stratum (one row per "
                  "stratum first, the rest in proportion)")
-      ->check(CLI::IsMember({"upstream", "every-stratum"}))
+      ->check(one_of({"upstream", "every-stratum"}))
       ->capture_default_str();
   cmd.add_option("--seed", a.seed,
                  "keep the rows of a stratum in the order of sha256(seed, id) instead of upstream's stable order "

@@ -126,6 +126,16 @@ CLI::Validator comma_list_of(const std::vector<std::string>& allowed) {
       "LIST");
 }
 
+CLI::Validator one_of(const std::vector<std::string>& allowed) {
+  std::string expect = fmt::format("expected one of {}", fmt::join(allowed, ", "));
+  return CLI::Validator(
+      [allowed, expect](std::string& text) -> std::string {
+        if (std::find(allowed.begin(), allowed.end(), text) != allowed.end()) return {};
+        return fmt::format("{}, got '{}'", expect, text);
+      },
+      fmt::format("{}", fmt::join(allowed, "|")));
+}
+
 CLI::Validator positive_number(double hi, const std::string& what) {
   std::string expect = fmt::format("expected {} above 0 and at most {}", what, shown(hi));
   return CLI::Validator(

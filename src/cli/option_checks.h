@@ -40,6 +40,9 @@ CLI::Validator share();
 /// A comma list of one or more of `allowed`, each at most once (e.g. --sanitizer-tools).
 CLI::Validator comma_list_of(const std::vector<std::string>& allowed);
 
+/// Exactly one of `allowed` (e.g. --cap-rule).
+CLI::Validator one_of(const std::vector<std::string>& allowed);
+
 /// Seconds for a timeout: > 0 and at most a week.
 CLI::Validator timeout_seconds();
 
