@@ -125,7 +125,7 @@ exit_status repair_command(const repair_args& a, const context& ctx) {
 struct pairs_args {
   std::vector<std::string> repairs;
   std::string out, mined, select = "all", min_speedup = "0";
-  bool require_target = true, dedupe = false;
+  bool require_target = true, no_require_target = false, dedupe = false;
   cap_args cap;
 };
 
@@ -133,7 +133,7 @@ exit_status pairs_command(const pairs_args& a, const std::vector<std::string>& a
   adapt::pairs_options o;
   for (const auto& r : a.repairs) o.repair_dirs.emplace_back(r);
   o.mined_dir = a.mined;
-  o.require_target = a.require_target;
+  o.require_target = !a.no_require_target;
   o.min_speedup = number_or_off(a.min_speedup);
   auto select = adapt::parse_pair_select(a.select);
   if (!select) return report_error(fmt::format("--select {}: expected all, first or best", a.select), exit_status::usage);
@@ -193,8 +193,10 @@ void add_fixit_command(CLI::App& app, context& ctx) {
   pairs->add_option("repairs", pa->repairs, "repair run directories (`ptxbench fixit repair --out`)")->required();
   pairs->add_option("--out", pa->out, "output directory (must not exist)")->required();
   pairs->add_option("--mined", pa->mined, "the mined directory (default: the one each repair run names)");
-  pairs->add_flag("--require-target,!--no-require-target", pa->require_target,
+  auto* require = pairs->add_flag("--require-target", pa->require_target,
                   "only repairs verified to execute a required instruction family (upstream's; the default)");
+  pairs->add_flag("--no-require-target", pa->no_require_target, "correct repairs whether or not they are target-correct")
+      ->excludes(require);
   pairs->add_option("--min-speedup", pa->min_speedup, "only repairs at least this fast against the vendor library, or off")
       ->check(number_in_or_off(0, 1e6))
       ->capture_default_str();

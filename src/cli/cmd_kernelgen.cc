@@ -12,14 +12,14 @@ namespace {
 struct collect_args {
   std::vector<std::string> runs, variants, tasks;
   std::string out, select = "all", speedup_above = "0";
-  bool require_target = true, dedupe = false;
+  bool require_target = true, no_require_target = false, dedupe = false;
   cap_args cap;
 };
 
 exit_status collect_command(const collect_args& a, const std::vector<std::string>& argv) {
   adapt::kernelgen_options o;
   for (const auto& r : a.runs) o.run_dirs.emplace_back(r);
-  o.require_target = a.require_target;
+  o.require_target = !a.no_require_target;
   o.speedup_above = number_or_off(a.speedup_above);
   auto select = adapt::parse_pair_select(a.select);
   if (!select) return report_error(fmt::format("--select {}: expected all, first or best", a.select), exit_status::usage);
@@ -46,8 +46,10 @@ void add_kernelgen_command(CLI::App& app, context& ctx) {
   auto* collect = kg->add_subcommand("collect", "correct kernels of a teacher's runs on the original prompts");
   collect->add_option("runs", a->runs, "run directories of the teacher (`ptxbench run`)")->required();
   collect->add_option("--out", a->out, "output directory (must not exist)")->required();
-  collect->add_flag("--require-target,!--no-require-target", a->require_target,
+  auto* require = collect->add_flag("--require-target", a->require_target,
                     "only kernels verified to execute a required instruction family (upstream's; the default)");
+  collect->add_flag("--no-require-target", a->no_require_target, "correct kernels whether or not they are target-correct")
+      ->excludes(require);
   collect->add_option("--speedup-above", a->speedup_above,
                       "only kernels strictly faster than this against the vendor library (upstream: 0), or off")
       ->check(number_in_or_off(0, 1e6))

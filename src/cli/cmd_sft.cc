@@ -35,7 +35,7 @@ struct export_args {
   tokenizer_args tok;
   std::vector<std::string> reasoning;
   std::string format, out, kernel_fence = "cpp";
-  bool normalize = true;
+  bool no_normalize = false;
   std::size_t max_tokens = adapt::k_default_max_tokens;
   int64_t shuffle_seed = -1;
 };
@@ -62,7 +62,7 @@ exit_status export_command(const export_args& a, const context& ctx, const std::
   o.max_tokens = a.max_tokens;
   if (a.shuffle_seed >= 0) o.shuffle_seed = static_cast<uint64_t>(a.shuffle_seed);
   o.kernel_fence = a.kernel_fence;
-  o.normalize = a.normalize;
+  o.normalize = !a.no_normalize;
   o.argv = argv;
   auto m = adapt::export_sft(o, a.out);
   if (!m) return report_error(m.err().message, exit_status::usage);
@@ -312,9 +312,9 @@ void add_sft_command(CLI::App& app, context& ctx) {
   ex->add_option("--kernel-fence", ea->kernel_fence, "the repaired kernel's fence in Fixit rows: cpp (upstream's) or cuda")
       ->check(one_of({"cpp", "cuda"}))
       ->capture_default_str();
-  ex->add_flag("--normalize-with-chat-template,!--no-normalize-with-chat-template", ea->normalize,
-               "write each message as the chat template renders it (upstream's default; Qwen3 drops the reasoning of "
-               "earlier assistant turns)");
+  ex->add_flag("--no-normalize-with-chat-template", ea->no_normalize,
+               "keep the messages as built instead of writing each as the chat template renders it (upstream's "
+               "default normalisation: Qwen3 drops the reasoning of earlier assistant turns)");
   ex->add_option("--shuffle-seed", ea->shuffle_seed, "write the rows in a seeded order (default: by id)")
       ->check(whole_number(0, INT64_MAX))
       ->default_str("off");

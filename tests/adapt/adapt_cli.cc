@@ -53,6 +53,13 @@ int nonempty_lines(const std::string& s) {
 
 fs::path tiny_tokenizer() { return ptxbench::testing::repo_root() / "tests/fixtures/tokenizer/tiny_tokenizer.json"; }
 
+std::optional<fs::path> cl100k_ranks() {
+  for (const auto& p : {ptxbench::testing::repo_root() / "build" / "third_party" / "tiktoken" / "cl100k_base.json",
+                        ptxbench::testing::bin_dir().parent_path() / "third_party" / "tiktoken" / "cl100k_base.json"})
+    if (fs::is_regular_file(p)) return p;
+  return std::nullopt;
+}
+
 json models_file(const std::vector<std::pair<std::string, std::string>>& models) {
   json m = json::object();
   for (const auto& [name, url] : models)

@@ -4,6 +4,7 @@
 // their markers, rationales of a chosen length, and readers for the files the stages write.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ int nonempty_lines(const std::string& s);
 
 /// tests/fixtures/tokenizer/tiny_tokenizer.json: a byte-level BPE of a few hundred tokens.
 std::filesystem::path tiny_tokenizer();
+
+/// The cl100k ranks scripts/setup.sh fetches (the export's labelled fallback), when present.
+std::optional<std::filesystem::path> cl100k_ranks();
 
 /// A models file naming scripted servers (name -> base URL) as OpenAI-compatible models.
 json models_file(const std::vector<std::pair<std::string, std::string>>& models);

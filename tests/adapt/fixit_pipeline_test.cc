@@ -245,18 +245,18 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
   EXPECT_EQ(rm["sampling"], (json{{"temperature", 1.0}, {"top_p", 0.95}}));
   // What the teacher saw, as upstream's: the knowledge pack, the repair prompt, the fixed kernel in a
   // cpp fence, a long target; sampled at temperature 1.0, top_p 0.95; a retry asks the same again.
-  std::map<std::string, std::vector<json>> asked;  // pair tag -> requests
+  std::map<std::string, std::vector<json>> asked_by_tag;  // pair tag -> requests
   for (const auto& body : reasoner.request_bodies()) {
     EXPECT_EQ(body["temperature"], 1.0);
     EXPECT_EQ(body["top_p"], 0.95);
     std::string user = body["messages"][1]["content"];
-    asked[user.substr(user.find("// tag-") + 7, 2)].push_back(body);
+    asked_by_tag[user.substr(user.find("// tag-") + 7, 2)].push_back(body);
   }
   const json& first = pair_rows[0];
   std::string tag = read(pairs / first["wrong"]["kernel_file"].get<std::string>());
   tag = tag.substr(tag.find("tag-") + 4, 2);
-  ASSERT_TRUE(asked.count(tag)) << tag;
-  std::string user = asked[tag][0]["messages"][1]["content"];
+  ASSERT_TRUE(asked_by_tag.count(tag)) << tag;
+  std::string user = asked_by_tag[tag][0]["messages"][1]["content"];
   std::string system_prompt = read(pairs / first["repair_system_prompt_file"].get<std::string>());
   EXPECT_NE(user.find("## CUDA/PTX knowledge\n" + system_prompt), std::string::npos);
   EXPECT_NE(user.find("## Task, wrong kernel and error message\n" + read(pairs / first["repair_prompt_file"].get<std::string>())),
@@ -264,11 +264,11 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
   EXPECT_NE(user.find("## The expert's kernel\n```cpp\n" + read(pairs / first["correct"]["kernel_file"].get<std::string>()) + "```"),
             std::string::npos);
   EXPECT_NE(user.find("about 40000 characters"), std::string::npos);
-  EXPECT_NE(asked[tag][0]["messages"][0]["content"].get<std::string>().find("<my_reasoning>"), std::string::npos);
-  for (const auto& [t, bodies] : asked)
+  EXPECT_NE(asked_by_tag[tag][0]["messages"][0]["content"].get<std::string>().find("<my_reasoning>"), std::string::npos);
+  for (const auto& [t, bodies] : asked_by_tag)
     for (const auto& b : bodies) EXPECT_EQ(b["messages"], bodies[0]["messages"]) << t;  // retries unchanged
-  EXPECT_EQ(asked["c0"].size(), 2u);
-  EXPECT_EQ(asked["n0"].size(), 2u);
+  EXPECT_EQ(asked_by_tag["c0"].size(), 2u);
+  EXPECT_EQ(asked_by_tag["n0"].size(), 2u);
 
   // ---- reason again, killed mid-run: the same command finishes with nothing lost or repeated
   fake_llm_server slow_reasoner;

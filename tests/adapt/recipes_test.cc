@@ -171,6 +171,20 @@ TEST_F(Recipes, S0KernelGenFromTheTeachersTargetCorrectKernels) {
     std::string reply = read(m_dir / "s0" / "kernels" / "files" / row["id"].get<std::string>() / "reply.md");
     EXPECT_EQ(m[2]["content"], "<think>\n" + rationale_text + "\n</think>\n\n" + reply.substr(0, reply.size() - 1));
   }
+  // Without --tokenizer the export counts with cl100k and says it is a fallback (where its ranks are).
+  if (auto ranks = cl100k_ranks()) {
+    process_spec spec;
+    spec.argv = {m_bin.string(), "sft", "export", (m_dir / "s0" / "reasoning").string(), "--format", "kernelgen",
+                 "--out", (m_dir / "sft-cl100k").string()};
+    spec.env_overrides = {{"PTXBENCH_ROOT", ptxbench::testing::repo_root().string()},
+                          {"PTXBENCH_TIKTOKEN_RANKS", ranks->string()}};
+    spec.timeout_s = 120;
+    auto fb = run_process(spec);
+    ASSERT_TRUE(fb.succeeded()) << fb.err;
+    json fm = read_json(m_dir / "sft-cl100k" / "manifest.json");
+    EXPECT_NE(fm["token_count"].dump().find("cl100k"), std::string::npos) << fm["token_count"];
+    EXPECT_EQ(fm["token_count"]["exact"], false) << fm["token_count"];
+  }
   // A second identical command finds everything done and asks nobody again.
   std::string before = read(m_dir / "s0" / "sft" / "sft.jsonl");
   auto again = cli(args("s0", {runs().teacher}));
