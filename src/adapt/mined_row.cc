@@ -9,6 +9,10 @@ namespace ptxbench::adapt {
 
 std::string mined_row::stratum() const { return fmt::format("{}/turn{}", error_type_name(type), turn); }
 
+std::string mined_row::stratum_sort() const {
+  return upstream_error_label(type) + "\x1f" + std::to_string(turn);
+}
+
 std::string file_safe(const std::string& s) {
   std::string out = s;
   for (char& c : out)

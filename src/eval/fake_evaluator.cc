@@ -103,6 +103,10 @@ class fake_evaluator final : public evaluator {
                      "========= Invalid __global__ write of size 2 bytes\n=========     at gemm_kernel+0x1a0 in kernel.cu:42");
     if (code.find("FAKE_TIMEOUT") != std::string::npos)
       return fail_at(eval_outcome::timeout, stage_id::correctness, "the kernel ran for more than 30 s");
+    if (code.find("FAKE_WRONG_SHAPE") != std::string::npos)
+      return fail_at(eval_outcome::incorrect_shape, stage_id::correctness, "output C has shape [8192, 7168], expected [8192, 7169]");
+    if (code.find("FAKE_WRONG_DTYPE") != std::string::npos)
+      return fail_at(eval_outcome::incorrect_dtype, stage_id::correctness, "output C is float32, expected bfloat16");
     if (code.find("FAKE_WRONG") != std::string::npos) {
       correctness_summary c;
       c.rule = "allclose";

@@ -5,8 +5,8 @@
 //
 // Markers (first match wins): FAKE_INFRA_ERROR -> infrastructure error (no verdict);
 // "cublas"/"cudnn" (any case) -> source-gate rejection; "#error" or FAKE_COMPILE_ERROR -> build
-// failure; without --gpu only "built"; FAKE_RUNTIME_ERROR, FAKE_TIMEOUT, FAKE_WRONG -> those
-// statuses; otherwise PASSED with speedup FAKE_SPEEDUP=<x> (default 0.85), target instructions
+// failure; without --gpu only "built"; FAKE_RUNTIME_ERROR, FAKE_TIMEOUT, FAKE_WRONG_SHAPE,
+// FAKE_WRONG_DTYPE, FAKE_WRONG -> those statuses; otherwise PASSED with speedup FAKE_SPEEDUP=<x> (default 0.85), target instructions
 // executed when the source mentions "wgmma".
 
 #include <memory>

@@ -1,24 +1,29 @@
 #!/usr/bin/env bash
-# The LoRA SFT recipe (train/) on the GPU host, offline: the train/ tests on a tiny randomly
+# The LoRA SFT recipe (train/) on a GPU host, offline: the train/ tests on a tiny randomly
 # initialised model of the student's architecture (Qwen3.5 where the installed transformers has it),
 # then a 20-step run of train/sft_lora.py on the fixture, its loss curve and the checks.
 # Needs python3 with torch, transformers, peft and tokenizers; no build, no network. About a minute.
 #
-#   OUT=/some/dir bench/train_smoke_h200.sh      # default OUT: bench/results/h200
+#   bench/adapt/train_smoke.sh          (repository root; any Hopper GPU, its target from its name)
 #
-# Writes $OUT/train_smoke_{env,tests,run}.txt, $OUT/train_smoke_manifest.json (the run's manifest)
-# and $OUT/train_smoke_summary.txt (loss curve and checks), and prints the summary.
+# Writes bench/results/<target>/train_smoke/ ({env,tests,run}.txt, manifest.json (the run's manifest),
+# summary.txt (loss curve and checks)), prints the summary, and with $OUT set puts
+# $OUT/train_smoke.tar.gz of that folder.
 set -uo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=${OUT:-$ROOT/bench/results/h200}
-mkdir -p "$OUT"
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TARBALL_DIR=${OUT:-}
+source "$ROOT/bench/lib/env.sh"
+PTXBENCH_TARGET=$(bench_gpu_target) || exit 2  # the GPU's own target (bench/lib/gpu_target.sh)
+GPU_NAME=$(bench_gpu_model)
+RES=$ROOT/bench/results/$PTXBENCH_TARGET/train_smoke
+rm -rf "$RES" && mkdir -p "$RES"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 export PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORK=$(mktemp -d /tmp/train_smoke.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-cd "$ROOT"
+cd "$ROOT" || exit 2
 
-python3 - > "$OUT/train_smoke_env.txt" 2>&1 <<'PY'
+python3 - > "$RES/env.txt" 2>&1 <<'PY'
 import importlib, platform, subprocess
 print("date:", subprocess.run(["date", "-u"], capture_output=True, text=True).stdout.strip())
 print("commit:", subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown")
@@ -35,23 +40,23 @@ try:
 except Exception as e:
     print("torch check failed:", e)
 PY
-cat "$OUT/train_smoke_env.txt"
+cat "$RES/env.txt"
 
 echo "== train/ tests"
-timeout 150 python3 -m unittest discover -s train/tests -t . -v > "$OUT/train_smoke_tests.txt" 2>&1
+timeout 150 python3 -m unittest discover -s train/tests -t . -v > "$RES/tests.txt" 2>&1
 tests_rc=$?
-tail -5 "$OUT/train_smoke_tests.txt"
+tail -5 "$RES/tests.txt"
 
 echo "== 20-step run"
 timeout 90 python3 -m train.sft_lora --data train/tests/fixtures/fixit_tiny.jsonl --model "tiny:${PTXBENCH_TINY_ARCH:-auto}" \
-  --out "$WORK/run" --steps 20 --learning-rate 5e-3 --seed 0 --eval-loss > "$OUT/train_smoke_run.txt" 2>&1
+  --out "$WORK/run" --steps 20 --learning-rate 5e-3 --seed 0 --eval-loss > "$RES/run.txt" 2>&1
 run_rc=$?
-tail -3 "$OUT/train_smoke_run.txt"
-[ -f "$WORK/run/run_manifest.json" ] && cp "$WORK/run/run_manifest.json" "$OUT/train_smoke_manifest.json"
-[ -f "$WORK/run/error.txt" ] && cp "$WORK/run/error.txt" "$OUT/train_smoke_error.txt"
+tail -3 "$RES/run.txt"
+[ -f "$WORK/run/run_manifest.json" ] && cp "$WORK/run/run_manifest.json" "$RES/manifest.json"
+[ -f "$WORK/run/error.txt" ] && cp "$WORK/run/error.txt" "$RES/error.txt"
 
-TESTS_RC=$tests_rc RUN_RC=$run_rc MANIFEST="$OUT/train_smoke_manifest.json" TESTS="$OUT/train_smoke_tests.txt" \
-python3 - > "$OUT/train_smoke_summary.txt" 2>&1 <<'PY'
+TESTS_RC=$tests_rc RUN_RC=$run_rc MANIFEST="$RES/manifest.json" TESTS="$RES/tests.txt" \
+python3 - > "$RES/summary.txt" 2>&1 <<'PY'
 import json, os, re
 tests = open(os.environ["TESTS"], encoding="utf-8", errors="replace").read()
 ran = re.search(r"Ran (\d+) tests?", tests)
@@ -90,5 +95,9 @@ checks = {
 for name, ok in checks.items():
     print(f"check {name}: {'ok' if ok else 'FAILED'}")
 PY
-cat "$OUT/train_smoke_summary.txt"
+echo "gpu: $GPU_NAME (target $PTXBENCH_TARGET)" >> "$RES/summary.txt"
+cat "$RES/summary.txt"
+if [ -n "$TARBALL_DIR" ]; then
+  mkdir -p "$TARBALL_DIR" && tar -czf "$TARBALL_DIR/train_smoke.tar.gz" -C "$(dirname "$RES")" "$(basename "$RES")"
+fi
 [ "$tests_rc" -eq 0 ] && [ "$run_rc" -eq 0 ]

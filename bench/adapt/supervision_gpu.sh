@@ -1,27 +1,33 @@
 #!/usr/bin/env bash
 # GPU evidence for the supervision arms (issue 15, docs/supervision.md): the four arms of the paper's
-# Table 4 (base, expert guidance, repair notes, notes + fixed kernel) run on an H200 with the real
-# evaluator and the replay model of bench/agent_replay_h200.sh (turn 0 a kernel nvcc rejects, turn 1
+# Table 4 (base, expert guidance, repair notes, notes + fixed kernel) run on the Hopper GPU at hand
+# (its suite target from its name: bench/lib/gpu_target.sh) with the real evaluator and the replay
+# model of bench/agents/agent_replay.sh (turn 0 a kernel nvcc rejects, turn 1
 # examples/gemm/wgmma_tma_pipelined.cu). Checked per arm: the guidance hash in every turn and the
 # document in the system prompt; after the real compile error, the retrieved notes with BM25 scores
 # and the corpus hash in the records; the note written from this very trajectory excluded (leak
 # control); the fixed kernel shown only in notes+kernel; the last turn correct. Then `ptxbench
 # metrics` and `report` over the four run directories (the Table 4 view).
 #
-#   usage (repository root, binaries staged by bench/stage_h200_binaries.sh):
-#     PTXBENCH_BIN=$PWD/.carry/bin bench/supervision_h200.sh
-#   SUPERVISION_CPU_ONLY=1 runs the arms with --cpu-only (no GPU: the last turn is only `built`), to
-#   check the script itself on a build machine; its results are not evidence.
-#   writes bench/results/h200/supervision/ (runs/, metrics/, report.html, check.txt, *.log) and, when
+#   usage (repository root, binaries staged by bench/stage_binaries.sh):
+#     PTXBENCH_BIN=$PWD/.carry/bin bench/adapt/supervision_gpu.sh
+#   SUPERVISION_CPU_ONLY=1 runs the arms with --cpu-only (no GPU: the last turn is only `built`, target
+#   h200 as `run` assumes without a GPU), to check the script itself on a build machine; its results
+#   are not evidence.
+#   writes bench/results/<target>/supervision/ (runs/, metrics/, report.html, check.txt, *.log) and, when
 #   $OUT is set, $OUT/supervision.tar.gz with the same files. Each arm is its own case: one failing
 #   is reported (FAIL lines, exit 1 at the end) and the others still run. About 1-2 minutes.
 set -uo pipefail
 user_out=${OUT:-}
-source "$(dirname "$0")/env.sh"
-cd "$ROOT"
-res="$ROOT/bench/results/h200/supervision"
+source "$(dirname "$0")/../lib/env.sh"
+cd "$ROOT" || exit 2
 cpu_only=()
-[ "${SUPERVISION_CPU_ONLY:-0}" = 1 ] && { cpu_only=(--cpu-only); res="$ROOT/bench/results/cpu/supervision_selfcheck"; }
+if [ "${SUPERVISION_CPU_ONLY:-0}" = 1 ]; then
+  cpu_only=(--cpu-only); target=h200; res="$ROOT/bench/results/cpu/supervision_selfcheck"
+else
+  target=$(bench_gpu_target) || exit 2
+  res="$ROOT/bench/results/$target/supervision"
+fi
 rm -rf "$res" && mkdir -p "$res/runs"
 failures=()
 fail() { echo "FAIL: $*" | tee -a "$res/check.txt" >&2; failures+=("$*"); }
@@ -45,9 +51,9 @@ tasks: gemm_n7168_k5120
 - Define every helper you call (descriptor builders, barrier wrappers) in the same file.
 - Fence before the first wgmma.mma_async, commit the group, wait before reading accumulators.
 EOF
-python3 - "$replay" "$res/notes.jsonl" <<'PY' || fail "could not write the notes file"
+python3 - "$replay" "$res/notes.jsonl" "$target" <<'PY' || fail "could not write the notes file"
 import hashlib, json, re, sys
-replay, out = sys.argv[1], sys.argv[2]
+replay, out, target = sys.argv[1], sys.argv[2], sys.argv[3]
 replies = [m["content"] for m in json.load(open(replay))["messages"] if m["role"] == "assistant"]
 def code(reply):
     blocks = re.findall(r"```(?:cuda|cpp|c\+\+)?\n(.*?)```", reply, re.S)
@@ -74,9 +80,9 @@ def note(key, trajectory, wrong_kernel, fixed_kernel, instruction, speedup):
                      "origin": {"id": key}},
             "teacher": {"model": "bench-fixture", "attempts": 1}, "note": body,
             "wrong_kernel": wrong_kernel, "feedback": feedback, "fixed_kernel": fixed_kernel}
-notes = [note("leak", "gemm_n7168_k5120__h200__base__t0", wrong, "// FIXED-LEAK\n" + fixed, "wgmma.leak", 0.9),
-         note("near", "elsewhere__h200__base__t9", wrong, "// FIXED-NEAR\n" + fixed, "wgmma.mma_async", 0.85),
-         note("far", "elsewhere__h200__base__t3", far_wrong, "// FIXED-FAR\n", "online softmax", 0.2)]
+notes = [note("leak", f"gemm_n7168_k5120__{target}__base__t0", wrong, "// FIXED-LEAK\n" + fixed, "wgmma.leak", 0.9),
+         note("near", f"elsewhere__{target}__base__t9", wrong, "// FIXED-NEAR\n" + fixed, "wgmma.mma_async", 0.85),
+         note("far", f"elsewhere__{target}__base__t3", far_wrong, "// FIXED-FAR\n", "online softmax", 0.2)]
 with open(out, "w") as f:
     for n in notes: f.write(json.dumps(n) + "\n")
 PY
@@ -85,7 +91,7 @@ PY
 run_arm() {  # name, extra args...
   local name=$1; shift
   local t0=$SECONDS
-  if "$BIN/ptxbench" run --model "replay:$replay" --tasks gemm_n7168_k5120 --target h200 --variants base \
+  if "$BIN/ptxbench" run --model "replay:$replay" --tasks gemm_n7168_k5120 --target "$target" --variants base \
        --trajectories 1 --seed 42 --out "$res/runs/$name" "${cpu_only[@]}" "$@" > "$res/run_$name.log" 2>&1; then
     echo "arm $name: ran in $((SECONDS - t0)) s" | tee -a "$res/check.txt"
   else
@@ -98,10 +104,10 @@ run_arm notes --repair-notes "$res/notes.jsonl" --retrieval notes
 run_arm notes_kernel --repair-notes "$res/notes.jsonl" --retrieval notes+kernel
 
 # Per-arm checks of the records (each arm checked even when another failed).
-python3 - "$res" "${SUPERVISION_CPU_ONLY:-0}" <<'PY' >> "$res/check.txt" 2>&1 || fail "record checks (see check.txt)"
+python3 - "$res" "${SUPERVISION_CPU_ONLY:-0}" "$target" <<'PY' >> "$res/check.txt" 2>&1 || fail "record checks (see check.txt)"
 import hashlib, json, os, sys
-res, cpu_only = sys.argv[1], sys.argv[2] == "1"
-stem = "gemm_n7168_k5120__h200__base__t0"
+res, cpu_only, target = sys.argv[1], sys.argv[2] == "1", sys.argv[3]
+stem = f"gemm_n7168_k5120__{target}__base__t0"
 guidance_sha = hashlib.sha256(open(f"{res}/guidance.md", "rb").read()).hexdigest()
 notes_sha = hashlib.sha256(open(f"{res}/notes.jsonl", "rb").read()).hexdigest()
 bad = 0
@@ -175,7 +181,7 @@ if [ -n "$user_out" ]; then
   tar -C "$(dirname "$res")" -czf "$user_out/supervision.tar.gz" "$(basename "$res")" && echo "wrote $user_out/supervision.tar.gz"
 fi
 if [ ${#failures[@]} -gt 0 ]; then
-  echo "supervision_h200: ${#failures[@]} failure(s)" >&2
+  echo "supervision_gpu: ${#failures[@]} failure(s)" >&2
   exit 1
 fi
-echo "supervision_h200: PASS (4 arms, records checked, Table 4 view written)"
+echo "supervision_gpu: PASS (4 arms, records checked, Table 4 view written, target $target)"
