@@ -11,6 +11,7 @@
 #include "adapt/staged_dir.h"
 #include "adapt/stratified_cap.h"
 #include "core/sha256.h"
+#include "core/jsonl_file.h"
 #include "suite/trace.h"
 
 namespace ptxbench::adapt {
@@ -152,7 +153,7 @@ result<std::vector<kernel_row>> load_kernels(const fs::path& dir) {
   if (!manifest) return manifest.err();
   std::string recorded = (*manifest)["files"].is_object() ? (*manifest)["files"].value("kernels.jsonl", "") : "";
   if (auto text = read_verified(dir, "kernels.jsonl", recorded, dir.string()); !text) return text.err();
-  auto lines = read_jsonl(dir / "kernels.jsonl");
+  auto lines = read_jsonl_objects(dir / "kernels.jsonl", k_max_jsonl_bytes);
   if (!lines) return lines.err();
   std::vector<kernel_row> rows;
   std::size_t n = 0;

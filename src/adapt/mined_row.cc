@@ -4,6 +4,7 @@
 
 #include "adapt/staged_dir.h"
 #include "core/sha256.h"
+#include "core/jsonl_file.h"
 
 namespace ptxbench::adapt {
 
@@ -65,7 +66,7 @@ result<std::vector<mined_row>> load_mined(const std::filesystem::path& dir) {
   if ((*manifest)["files"].is_object() && (*manifest)["files"].contains(rows_file))
     recorded = (*manifest)["files"][rows_file].get<std::string>();
   if (auto text = read_verified(dir, rows_file, recorded, dir.string()); !text) return text.err();
-  auto lines = read_jsonl(dir / rows_file);
+  auto lines = read_jsonl_objects(dir / rows_file, k_max_jsonl_bytes);
   if (!lines) return lines.err();
   std::vector<mined_row> rows;
   std::size_t n = 0;

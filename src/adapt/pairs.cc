@@ -11,6 +11,7 @@
 #include "adapt/staged_dir.h"
 #include "adapt/stratified_cap.h"
 #include "core/sha256.h"
+#include "core/jsonl_file.h"
 #include "suite/trace.h"
 
 namespace ptxbench::adapt {
@@ -252,7 +253,7 @@ result<std::vector<pair_row>> load_pairs(const fs::path& dir) {
   if (!manifest) return manifest.err();
   std::string recorded = (*manifest)["files"].is_object() ? (*manifest)["files"].value("pairs.jsonl", "") : "";
   if (auto text = read_verified(dir, "pairs.jsonl", recorded, dir.string()); !text) return text.err();
-  auto lines = read_jsonl(dir / "pairs.jsonl");
+  auto lines = read_jsonl_objects(dir / "pairs.jsonl", k_max_jsonl_bytes);
   if (!lines) return lines.err();
   std::vector<pair_row> rows;
   std::set<std::string> ids;

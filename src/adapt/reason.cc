@@ -14,6 +14,7 @@
 #include "core/file_io.h"
 #include "core/sha256.h"
 #include "core/text.h"
+#include "core/jsonl_file.h"
 #include "suite/trace.h"
 
 namespace ptxbench::adapt {
@@ -357,7 +358,7 @@ result<reasoning_set> load_reasoning(const fs::path& dir) {
   }
   if (auto text = read_verified(dir, "reasoning.jsonl", (*manifest)["files"].value("reasoning.jsonl", ""), dir.string()); !text)
     return text.err();
-  auto lines = read_jsonl(dir / "reasoning.jsonl");
+  auto lines = read_jsonl_objects(dir / "reasoning.jsonl", k_max_jsonl_bytes);
   if (!lines) return lines.err();
   reasoning_set set;
   set.dir = dir.string();

@@ -1,4 +1,4 @@
-#include "supervision/jsonl_store.h"
+#include "core/jsonl_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 #include "core/file_io.h"
 
-namespace ptxbench::supervision {
+namespace ptxbench {
 namespace fs = std::filesystem;
 
 namespace {
@@ -53,6 +53,22 @@ result<jsonl_contents> read_jsonl(const fs::path& path, std::size_t max_bytes) {
     out.records.push_back({std::move(*j), line});
   }
   return out;
+}
+
+result<std::vector<ordered_json>> read_jsonl_objects(const fs::path& path, std::size_t max_bytes) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == 0 && !ec) return std::vector<ordered_json>{};
+  auto contents = read_jsonl(path, max_bytes);
+  if (!contents) return contents.err();
+  if (contents->torn_tail)
+    return make_error(fmt::format("{}:{}: the last line is cut off (written by a process that was killed?)", path.string(),
+                                  contents->records.size() + 1));
+  std::vector<ordered_json> rows;
+  for (auto& r : contents->records) {
+    if (!r.value.is_object()) return make_error(fmt::format("{}:{}: not a JSON object", path.string(), r.line));
+    rows.push_back(std::move(r.value));
+  }
+  return rows;
 }
 
 result<std::unique_ptr<jsonl_appender>> jsonl_appender::open(const fs::path& path) {
@@ -104,4 +120,4 @@ status jsonl_appender::append(const ordered_json& record) {
   return ok();
 }
 
-}  // namespace ptxbench::supervision
+}  // namespace ptxbench

@@ -14,7 +14,7 @@
 #include "core/json_check.h"
 #include "core/result.h"
 
-namespace ptxbench::supervision {
+namespace ptxbench {
 
 struct jsonl_record {
   ordered_json value;
@@ -30,6 +30,10 @@ struct jsonl_contents {
 /// Reads every complete line as a JSON value. Fails (naming file:line) for a line that is not JSON,
 /// for binary content, or when the file is larger than max_bytes. Blank lines are not allowed.
 result<jsonl_contents> read_jsonl(const std::filesystem::path& path, std::size_t max_bytes);
+
+/// A finished file's records as JSON objects (read_jsonl's rules; an empty file has none): a torn
+/// last line, or a record that is not an object, is an error naming file:line.
+result<std::vector<ordered_json>> read_jsonl_objects(const std::filesystem::path& path, std::size_t max_bytes);
 
 class jsonl_appender {
  public:
@@ -49,4 +53,4 @@ class jsonl_appender {
   std::mutex m_mutex;
 };
 
-}  // namespace ptxbench::supervision
+}  // namespace ptxbench
