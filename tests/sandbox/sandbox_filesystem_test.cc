@@ -179,8 +179,8 @@ TEST(SandboxFilesystem, CpuTimeAndDataLimitsAreSetWhereThePolicyAsks) {
     void* big = ::mmap(nullptr, 512ull << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     report(fd, big == MAP_FAILED ? -1 : 0);
     // CPU time beyond the soft limit ends the process with SIGXCPU.
-    for (volatile uint64_t i = 0;; i = i + 1) {
-    }
+    volatile uint64_t spins = 0;
+    while (true) spins = spins + 1;
   });
   EXPECT_EQ(r.output, "cpu 1 6, data 256 MiB\n" + errno_line(ENOMEM));
   EXPECT_EQ(r.signal, SIGXCPU);
