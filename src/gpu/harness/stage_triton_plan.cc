@@ -9,7 +9,8 @@
 //      compiled, pointers only into the call's tensors, no scratch memory) and the two plans must be
 //      the same;
 //   3. provenance: the trusted recompile compiles every kernel of the plan again from kernel.py
-//      (never importing it) and must produce the same cubin byte for byte;
+//      (never importing it, in its own sandbox) and must produce the same cubin byte for byte, whose
+//      entry function is the plan kernel's name;
 //   4. the plan and its cubins are written into the harness's work folder, where the C++ runner
 //      loads them (gpu/runner/plan_launcher.h).
 // A candidate failure decides at the stage whose question it answers: Triton cannot compile the
@@ -129,32 +130,27 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
   rq.script = m_job.triton->recompiler;
   rq.source = c.shared_object;
   rq.cache_dir = m_job.cache_dir;
+  rq.helper = m_job.triton->helper;
+  rq.sandbox = m_job.options.sandbox;  // confined like the capture (docs/sandbox.md), unless --no-sandbox
   auto wanted = kernels_to_recompile(captures[0], plans[0], cubin_sha256);
-  for (const auto* k : wanted)
+  std::map<std::string, std::string> jit_of;  // captured cubin hash → its @triton.jit function
+  for (const auto* k : wanted) {
     rq.kernels.push_back({{"id", cubin_sha256.at(k->cubin)}, {"jit", k->jit},
                           {"specialization_data", k->hints.value("specialization_data", std::string())}});
+    jit_of[cubin_sha256.at(k->cubin)] = k->jit;
+  }
   auto recompiled = recompile_triton_kernels(rq);
   if (!recompiled) throw std::runtime_error(recompiled.err().message);
   details["recompile"] = {{"seconds", recompiled->seconds}, {"cache_hit", recompiled->cache_hit},
                           {"triton", recompiled->triton_version}};
+  out.sandbox["recompile"] = recompiled->sandbox;
   if (!recompiled->source_problem.empty())
     return decide(stage_id::link_gate, eval_outcome::rejected,
                   "kernel provenance: " + recompiled->source_problem, "");
-  ordered_json provenance = ordered_json::array();
-  for (const auto* k : wanted) {
-    const std::string& captured = cubin_sha256.at(k->cubin);
-    auto same = std::find_if(recompiled->kernels.begin(), recompiled->kernels.end(),
-                             [&](const recompiled_kernel& rk) { return rk.id == captured; });
-    if (same == recompiled->kernels.end() || same->sha256 != captured)
-      return decide(stage_id::link_gate, eval_outcome::rejected,
-                    fmt::format("kernel provenance: kernel {} ({}) that ran is not what kernel.py compiles to (captured "
-                                "cubin {}, recompiled {})",
-                                k->name, k->jit, captured.substr(0, 12),
-                                same == recompiled->kernels.end() ? std::string("none") : same->sha256.substr(0, 12)),
-                    "");
-    provenance.push_back({{"kernel", k->name}, {"jit", k->jit}, {"cubin_sha256", captured}});
-  }
-  details["kernels"] = provenance;
+  // Each plan kernel: the same cubin, byte for byte, and the entry the replay will look up by name.
+  auto provenance = check_provenance(plans[0], recompiled->kernels, jit_of);
+  if (!provenance) return decide(stage_id::link_gate, eval_outcome::rejected, provenance.err().message, "");
+  details["kernels"] = *provenance;
 
   // 4. The plan the runner replays, with the harness's copies of the verified cubins.
   launch_plan plan = plans[0];
