@@ -17,6 +17,8 @@
 // kernel → build (compile_error); run() raises, crashes, hangs or breaks the capture → correctness
 // (like any failing call); a plan that cannot be replayed, changes with the inputs or does not
 // recompile to the same binaries → link_gate (rejected, the provenance gate of a Triton candidate).
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "core/file_io.h"
@@ -55,9 +57,13 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
   std::map<fs::path, std::string> cubin_sha256;  // captured path → hash
   std::map<fs::path, fs::path> kept;              // captured path → copy in plan_dir
   {
-    auto shared = lease("capture", false, out.measurement);
+    // The GPU's shared lease from the runner's setup on (its CUDA context, Triton's start-up, the
+    // candidate's import and calls, the harness's inputs) until the runner has stopped — not during
+    // Python's start-up before "hello", which touches no GPU (runner_launch::before_setup).
+    std::optional<stage_lease> shared;
     runner_client runner;
     runner_launch l = launch_for(c, "capture", false);
+    l.before_setup = [&] { shared.emplace(lease("capture", false, out.measurement)); };
     l.shared_memory_sync = false;  // nothing is timed here: go and done travel on the socket
     auto started = runner.start(l);
     if (!started) throw std::runtime_error("starting the Triton capture: " + started.err().message);
