@@ -64,7 +64,7 @@ result<const target_info*> local_target(const suite& s, int device, const fs::pa
   auto model = local_gpu_model(device, harness);
   if (!model) return model.err();
   auto t = s.target_for_gpu(*model);
-  if (!t) return t.err().with_context(fmt::format("GPU {}", device));
+  if (!t) return t.err();
   return *t;
 }
 

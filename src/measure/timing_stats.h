@@ -31,11 +31,15 @@ struct timed_pair {
   double candidate_lead_ms = 0;
 };
 
-/// The smallest allowance each go/done channel is granted: what it can resolve at best. The socket
-/// round trip (JSON over SOCK_SEQPACKET) jitters by ~0.1–0.3 ms on the H200 host; the shared-memory
-/// channel's goal is ≤ 50 µs per call (bench/eval/trusted_timing.sh measures what it reaches).
+/// The smallest allowance each go/done channel is granted. The socket round trip (JSON over
+/// SOCK_SEQPACKET) jitters by ~0.1–0.3 ms on the H200 host. The shared-memory channel resolves ~20 µs,
+/// but an honest call's own host work is not in the no-op calls: on an H100 the pipelined TMA GEMM's
+/// bound sat ~30 µs above its span on every pair (descriptor set-up, launch), and with a 20 µs floor
+/// whether a pair was charged that depended on each evaluation's calibrated jitter — the speedup
+/// moved by 1 % between evaluations (bench/results/h100/speed). 50 µs is the channel's stated goal
+/// (docs/trusted-timing.md): what a decoy can hide per call, and honest host work it does not charge.
 inline constexpr double k_socket_min_allowance_ms = 0.1;
-inline constexpr double k_shared_memory_min_allowance_ms = 0.02;
+inline constexpr double k_shared_memory_min_allowance_ms = 0.05;
 
 struct wallclock_calibration {
   double overhead_ms = 0;   ///< median round trip of a call that does nothing

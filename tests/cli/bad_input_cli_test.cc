@@ -330,12 +330,12 @@ TEST_F(BadInputCli, CommandLineHelpForNewcomers) {
   auto eval_help = run_cli({"eval", "--help"});
   EXPECT_EQ(eval_help.exit_code, 0);
   for (const char* shown : {"--input-sets INT:0..1000=0", "--seed UINT:0..2^64-1=0", "--warmup INT:0..100000=10",
-                            "--iterations INT:1..100000=50", "--call-timeout FLOAT:seconds=30",
+                            "--iterations INT:1..100000=adaptive", "--timing-cap FLOAT:>0=1.5", "--call-timeout FLOAT:seconds=30",
                             "--min-coverage FLOAT:0..1=off", "--compile-timeout FLOAT:seconds=180"})
     EXPECT_NE(eval_help.out.find(shown), std::string::npos) << shown << "\n" << eval_help.out;
   auto run_help = run_cli({"run", "--help"});
   for (const char* shown : {"--turns INT:1..1000=8", "--seed UINT:0..2^64-1=0", "--variants TEXT=[0,1,2]",
-                            "--target TEXT=h200", "--history TEXT=full", "--target-speedup FLOAT:>0=1.2"})
+                            "--target TEXT ", "--history TEXT=full", "--target-speedup FLOAT:>0=1.2"})
     EXPECT_NE(run_help.out.find(shown), std::string::npos) << shown << "\n" << run_help.out;
   auto show = run_cli({"tasks", "show", k_task, "--json"});
   ASSERT_EQ(show.exit_code, 0) << show.err;

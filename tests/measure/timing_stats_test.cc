@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include "measure/timing_stats.h"
 
@@ -79,15 +80,27 @@ TEST(TimingStats, SpeedupIsTheMedianOfPerPairRatios) {
 
 TEST(TimingStats, TheSharedMemoryChannelGetsASmallerAllowanceFloor) {
   // No-op calls through the shared-memory channel jitter by microseconds; the allowance follows
-  // down to the channel's floor (20 us), not the socket's 0.1 ms.
+  // down to the channel's floor (50 us), not the socket's 0.1 ms.
+  EXPECT_LT(k_shared_memory_min_allowance_ms, k_socket_min_allowance_ms);
   std::vector<double> noop(100, 0.050);
   for (int i = 0; i < 10; ++i) noop[i] = 0.052;
   auto c = calibrate(noop, k_shared_memory_min_allowance_ms);
   EXPECT_DOUBLE_EQ(c.overhead_ms, 0.050);
   EXPECT_DOUBLE_EQ(c.allowance_ms, k_shared_memory_min_allowance_ms);
-  // Jitter beyond the floor widens it: p90 - median = 0.01 ms -> 0.03 ms.
-  for (int i = 0; i < 20; ++i) noop[i] = 0.060;
-  EXPECT_NEAR(calibrate(noop, k_shared_memory_min_allowance_ms).allowance_ms, 0.03, 1e-12);
+  // Jitter beyond the floor widens it: p90 - median = 0.03 ms -> 0.09 ms.
+  for (int i = 0; i < 20; ++i) noop[i] = 0.080;
+  EXPECT_NEAR(calibrate(noop, k_shared_memory_min_allowance_ms).allowance_ms, 0.09, 1e-12);
+}
+
+TEST(TimingStats, AnHonestCallsHostWorkWithinTheFloorIsNotCharged) {
+  // The H100 GEMM: every pair's bound ~30 us above its span. Within the floor, every pair is charged
+  // its span, whatever the calibration's jitter came to — the speedup does not move with it.
+  for (double jitter_allowance : {0.0, 0.01, 0.03}) {
+    wallclock_calibration cal{0.45, std::max(k_shared_memory_min_allowance_ms, jitter_allowance)};
+    auto d = decide_candidate_latency({{0.755, 0.844, 0.45 + 0.874}}, cal);
+    EXPECT_EQ(d.disagreements, 0);
+    EXPECT_DOUBLE_EQ(d.used_ms[0], 0.844);
+  }
 }
 
 TEST(TimingStats, ADecoyHidingLessThanTheSocketAllowanceIsCaughtByTheSharedMemoryBound) {

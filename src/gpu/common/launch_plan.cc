@@ -48,7 +48,7 @@ result<std::array<unsigned, 3>> plan_dims_from_json(const ordered_json& j, const
   if (!j.is_array() || j.size() != 3) return make_error(where + ": expected three dimensions");
   std::array<unsigned, 3> d{};
   for (int i = 0; i < 3; ++i) {
-    // Any integer type: parsed text gives unsigned numbers, a document built in C++ signed ones.
+    // is_number_integer: a parsed document holds these as unsigned, one built in code as int.
     if (!j[i].is_number_integer() || j[i].get<int64_t>() < 1 || j[i].get<int64_t>() > (int64_t{1} << 31))
       return make_error(where + ": dimensions are whole numbers from 1 to 2^31");
     d[i] = static_cast<unsigned>(j[i].get<uint64_t>());

@@ -79,8 +79,10 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
     report = std::filesystem::path(l.work_dir) / "profile";
     std::string metrics = "sass__inst_executed_per_opcode,sass__thread_inst_executed_true_per_opcode";
     if (with_coverage) metrics += "," + coverage_profile_metrics();
-    l.wrapper = {ncu->string(), "--metrics", metrics, "--clock-control", "none", "--target-processes", "all",
-                 "-f", "-o", report.string()};
+    // --cache-control none: ncu need not flush the caches before each replay pass — instruction and
+    // byte counts do not depend on what the caches hold, and the flushes are exclusive GPU time.
+    l.wrapper = {ncu->string(), "--metrics", metrics, "--clock-control", "none", "--cache-control", "none",
+                 "--target-processes", "all", "-f", "-o", report.string()};
     if (per_call > 0)  // the launches of call `profiled` only; unknown per-call counts: every call
       l.wrapper.insert(l.wrapper.end(), {"--launch-skip", std::to_string(profiled * per_call), "--launch-count",
                                          std::to_string(per_call)});

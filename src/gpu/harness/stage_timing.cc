@@ -48,12 +48,20 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   // "go" (docs/trusted-timing.md). The reference runs after the call on the same inputs (checked
   // unchanged), with the runner frozen.
   std::vector<uint64_t> sums;
+  // Where a timed pair's time goes on the harness's clock, per phase (recorded as medians: the pair
+  // rate is what the adaptive stopping rule's time cap buys).
+  using clock = std::chrono::steady_clock;
+  std::map<std::string, std::vector<double>> phase_ms;
+  auto since = [](clock::time_point t0) { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); };
+  double last_prepare_ms = 0;
   auto write_inputs = [&](tensor_set& set, uint64_t seed) {
+    auto t0 = clock::now();
     m_inputs->generate(set.input_ptrs(), seed, m_stream);
     prepare_outputs(set);
     sums = input_checksums(set);
     m_flusher->flush(m_stream);
     PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
+    last_prepare_ms = since(t0);
   };
 
   // Calibrate the trusted wall-clock bound with calls that do nothing, through the path of a timed
@@ -106,6 +114,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   // What the launch audit found where it does not decide (--no-tamper-check), per call.
   ordered_json tamper_findings = ordered_json::array();
   std::vector<double> signal_ms, confirm_ms, lead_ms;
+  std::vector<double> reference_records, reference_busy_ms;  // per pair: launches and GPU-busy time
   // How the runner matched launches to records, per call (gpu/common/launch_audit.h).
   std::map<std::string, int> audit_matching;
   // Isolated out-of-tolerance elements on timed calls (see eval/timed_output_check.h).
@@ -122,9 +131,12 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     if (i == opt.warmup) sampling_start = std::chrono::steady_clock::now();
     auto& set = m_sets[static_cast<std::size_t>(i) % sets];
     uint64_t seed = m_job.seed + 1000 + static_cast<uint64_t>(i);
+    auto pair_start = clock::now();
     auto r = runner.call(set.describe(), opt.call_timeout_s, false, [&] { snapshot_outputs(set); },
                          [&] { write_inputs(set, seed); });  // A
     runner.freeze();
+    double call_ms = since(pair_start);
+    auto checks_start = clock::now();
     if (r.outcome != call_outcome::ok) {
       auto f = classify_call_failure(r, fmt::format("timed call {} (seed {})", i, seed));
       return fail(f.outcome, f.message);
@@ -136,7 +148,15 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     }
     if (auto problem = check_call_hygiene(runner, set, sums); !problem.empty())
       return fail(eval_outcome::runtime_error, fmt::format("timed call {}: {}", i, problem));
+    double checks_ms = since(checks_start);
+    auto reference_start = clock::now();
     double ref = run_reference(set, true);  // B: the same inputs, the runner frozen meanwhile
+    double reference_host_ms = since(reference_start);
+    if (i >= opt.warmup) {
+      reference_records.push_back(m_reference_records);
+      reference_busy_ms.push_back(m_reference_busy_ms);
+    }
+    auto compare_start = clock::now();
     bool call_had_outliers = false;
     for (std::size_t o = 0; o < set.outputs.size(); ++o) {
       const auto& b = set.outputs[o];
@@ -160,6 +180,14 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
                                   st.nonfinite ? fmt::format(", {} NaN/Inf", st.nonfinite) : "",
                                   st.max_absolute_error));
       }
+    }
+    if (i >= opt.warmup) {
+      phase_ms["call_with_prepare"].push_back(call_ms);
+      phase_ms["prepare"].push_back(last_prepare_ms);
+      phase_ms["audit_and_hygiene"].push_back(checks_ms);
+      phase_ms["reference"].push_back(reference_host_ms);
+      phase_ms["compare"].push_back(since(compare_start));
+      phase_ms["pair"].push_back(since(pair_start));
     }
     if (call_had_outliers) {
       ++outlier_calls;
@@ -244,6 +272,13 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
                           {"candidate_confirm_ms", confirm_ms},
                           {"candidate_lead_ms", lead_ms},
                           {"reference_ms", ref_ms},
+                          {"reference_busy_ms", reference_busy_ms},
+                          {"reference_records", reference_records},
+                          {"pair_phase_median_ms", [&] {
+                             ordered_json j = ordered_json::object();
+                             for (const auto& [phase, v] : phase_ms) j[phase] = measure::quantile(v, 0.5);
+                             return j;
+                           }()},
                           {"timed_call_outliers",
                            {{"calls", outlier_calls},
                             {"elements", outlier_elements},

@@ -1,4 +1,4 @@
-#include "agent/fake_evaluator.h"
+#include "eval/fake_evaluator.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-namespace ptxbench::agent {
+namespace ptxbench::eval {
 namespace {
 
 int line_of(const std::string& text, std::size_t pos) {
@@ -172,4 +172,4 @@ std::unique_ptr<evaluator> make_fake_evaluator(int delay_ms) {
   return std::make_unique<fake_evaluator>(delay_ms);
 }
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench::eval

@@ -14,10 +14,10 @@
 #include "suite/task.h"
 #include "verdict/evaluator.h"
 
-namespace ptxbench::agent {
+namespace ptxbench::eval {
 
 /// Returns the fake evaluator. `delay_ms` makes each evaluation take that long (to test kills
 /// mid-sweep).
 std::unique_ptr<evaluator> make_fake_evaluator(int delay_ms);
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench::eval
