@@ -6,6 +6,7 @@ installs a SIGSYS handler the first time it compiles — with the real libptxben
     helper, the process itself could not have started it), so the LLVM set-up came before it;
   * a compile that starts a program itself is ended by the sandbox ("ptxbench-sandbox: attempted ...");
   * the CPU-time limit ends a compile that spins (SIGXCPU), the memory limit fails one that hoards;
+  * a file the sandbox keeps from the compiler is infrastructure (exit 3), not the candidate's;
   * no policy and no --no-sandbox, or a policy that cannot be applied: exit 3 (infrastructure),
     never an unconfined run; --no-sandbox runs unconfined and says so.
 Skipped (visibly) where the helper library was not built: PTXBENCH_RUNNER_PY_LIB names it."""
@@ -105,6 +106,8 @@ FAKES = {
             if "SPIN" in text:
                 while True:
                     pass
+            if "DENIED" in text:  # a file the sandbox keeps from Triton
+                raise PermissionError(13, "Permission denied", "/root/.triton/cache")
             if "HOARD" in text:
                 hoard = bytearray(1 << 30)
                 hoard[-1] = 1
@@ -254,6 +257,11 @@ class RecompileSandboxTest(unittest.TestCase):
                                      limits={"data_bytes": 512 << 20})
         self.assertEqual(run.returncode, 2, run.stderr)
         self.assertIn("MemoryError", result["error"])
+
+    def test_a_file_the_sandbox_refuses_is_infrastructure_not_the_candidates(self):
+        run, result = self.recompile(marked("DENIED"))
+        self.assertEqual(run.returncode, 3, run.stderr)
+        self.assertIn("the recompile failed: PermissionError", result["error"])
 
     def test_no_policy_is_refused_not_run_unconfined(self):
         run, result = self.recompile(sandbox=False, extra=())

@@ -402,7 +402,9 @@ def recompile(module, kernel, out_dir, index, reduction=None):
         raise SourceProblem(f"kernel {name!r} is not a top-level @triton.jit function of kernel.py")
     try:
         compiled = fn.preload(limited_specialization(kernel.get("specialization_data", "")))
-    except SourceProblem:
+    except (SourceProblem, OSError):
+        # OSError: a file the sandbox does not let Triton read or write, the compile helper gone or
+        # refusing Triton's own ptxas command — the recompile's environment, not the candidate's source.
         raise
     except Exception as e:  # the source, as reduced, does not compile the way the capture said
         hints = reduction.hints(name) if reduction else ""
@@ -524,7 +526,7 @@ def main(argv):
         result, status = {"format": FORMAT, "error": str(e)}, 2
     except SyntaxError as e:
         result, status = {"format": FORMAT, "error": f"kernel.py does not parse: {e}"}, 2
-    except Exception as e:  # no GPU, a Triton failure outside the kernel's compile
+    except Exception as e:  # no GPU, a file the sandbox refused, a Triton failure outside the kernel's compile
         result, status = {"format": FORMAT, "error": f"the recompile failed: {rp.exception_summary(e, '')}"}, 3
     result["sandbox"] = report
     write_result(out_dir, result)
