@@ -49,7 +49,6 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
   if (!m_job.triton) throw std::runtime_error("a Triton candidate, but the harness job names no Triton runtime");
 
   // 1. The capture, in the candidate's own sandboxed process.
-  ensure_sets(2);
   std::vector<triton_capture> captures;
   fs::path plan_dir = work_dir_for("triton-plan");
   std::error_code ec;
@@ -74,6 +73,7 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
       runner.stop();
       return decide(stage_id::correctness, f.outcome, f.message, log);
     }
+    ensure_sets(2);  // device memory: under the lease, like all of the harness's GPU work
     for (int i = 0; i < 2; ++i) {
       auto& set = m_sets[static_cast<std::size_t>(i)];
       m_inputs->generate(set.input_ptrs(), m_job.seed + 900 + static_cast<uint64_t>(i), m_stream);
