@@ -42,6 +42,11 @@ struct runner_launch {
   /// go/done on a shared page (core/sync_channel.h) instead of the socket, where possible: only
   /// without a wrapper tool (the page is an inherited descriptor), and only if the runner maps it.
   bool shared_memory_sync = true;
+  /// Runs after the runner's "hello" and before its "setup": the runner has started (its interpreter
+  /// and libraries are loaded) but has touched no GPU and holds no candidate code. The Triton capture
+  /// takes the GPU's lease here, so the lease does not cover Python's start-up. An exception ends
+  /// start() (the runner is stopped with this client).
+  std::function<void()> before_setup;
 };
 
 enum class call_outcome {
