@@ -159,6 +159,16 @@ class Helper:
         b = self._buf()
         return None if self.lib.ptxbench_rp_synchronize(b, len(b)) == 0 else b.value.decode("utf-8", "replace")
 
+    def reset_persisting_l2(self):
+        self.lib.ptxbench_rp_reset_persisting_l2()
+
+    def profiler_start(self):
+        """0, or the CUDA error code of cudaProfilerStart."""
+        return self.lib.ptxbench_rp_profiler_start()
+
+    def profiler_stop(self):
+        return self.lib.ptxbench_rp_profiler_stop()
+
     def sync_attach(self, fd):
         """Maps the shared go/done page; raises with the reason when fd is not one."""
         b = self._buf()
