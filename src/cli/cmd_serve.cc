@@ -35,7 +35,7 @@ struct serve_args {
   std::string harness;
   bool local_workers = false, no_local_workers = false;
   int cpu_workers = 1, gpu_workers_per_device = 1, worker_restart_ms = 1000, fake_gpus = 1, threads = 64;
-  fake_evaluator_args fake;
+  service::fake_options fake;
   std::size_t max_body_bytes = 4u << 20;
   double unserved_after_s = 10;
   queue_timing timing;
@@ -93,11 +93,11 @@ result<std::string> choose_default_target(const serve_args& a, const suite& task
       }
       gpu = env->gpu_model;
     }
-    auto own = service::target_for_gpu(tasks, gpu);
-    if (own && !a.target.empty() && *own != a.target)
+    auto own = tasks.target_for_gpu(gpu);
+    if (own && !a.target.empty() && (*own)->name != a.target)
       return make_error(fmt::format("--target {}: GPU {} here is {} (target {}); it cannot serve {} jobs", a.target, d, gpu,
-                                    *own, a.target));
-    if (own) here.insert(*own);
+                                    (*own)->name, a.target));
+    if (own) here.insert((*own)->name);
   }
   if (!a.target.empty()) return a.target;
   return here.size() == 1 ? *here.begin() : std::string();

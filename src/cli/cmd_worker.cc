@@ -27,7 +27,7 @@ void add_worker_command(CLI::App& app, context& ctx) {
   struct args {
     std::string queue, role, devices = "0", targets, id_prefix, evaluator = "pipeline", harness;
     int jobs = 1, max_sessions = 2;
-    fake_evaluator_args fake;
+    service::fake_options fake;
     bool allow_kill_self = false, quiet = false;
     queue_timing timing;
     double call_timeout_s = 30, sanitize_timeout_s = 120;
@@ -89,9 +89,7 @@ void add_worker_command(CLI::App& app, context& ctx) {
         return;
       }
     s.evaluator = a->evaluator;
-    s.fake.gpu_name = a->fake.gpu_name;
-    s.fake.delay_ms = a->fake.delay_ms;
-    s.fake.cpu_delay_ms = a->fake.cpu_delay_ms;
+    s.fake = a->fake;
     s.fake.allow_kill_self = a->allow_kill_self;
     s.pipeline.root = ctx.root;
     s.pipeline.cache_dir = ctx.cache_dir;

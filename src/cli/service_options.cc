@@ -30,7 +30,7 @@ void add_queue_timing(CLI::App& cmd, queue_timing& t) {
       ->group("");
 }
 
-void add_fake_evaluator_options(CLI::App& cmd, fake_evaluator_args& f) {
+void add_fake_evaluator_options(CLI::App& cmd, service::fake_options& f) {
   cmd.add_option("--fake-delay-ms", f.delay_ms, "fake evaluator: milliseconds per GPU half")
       ->check(whole_number(0, 3'600'000))
       ->group("");

@@ -10,6 +10,7 @@
 
 #include "core/result.h"
 #include "queue/job_store.h"
+#include "service/job_runner.h"
 
 namespace ptxbench::cli {
 
@@ -28,16 +29,10 @@ queue::store_options store_options_for(const queue_timing& t);
 /// The same options as command-line arguments (for the workers `serve` starts).
 std::vector<std::string> queue_timing_args(const queue_timing& t);
 
-/// The test-only fake evaluator's options, hidden from --help (docs/service.md, "Testing"): the
-/// milliseconds each half takes and the GPU name the fake GPU reports (its suite target).
-struct fake_evaluator_args {
-  int delay_ms = 0;
-  int cpu_delay_ms = 0;
-  std::string gpu_name = "FAKE H200";
-};
-
-/// Adds --fake-delay-ms, --fake-cpu-delay-ms and --fake-gpu-name (hidden).
-void add_fake_evaluator_options(CLI::App& cmd, fake_evaluator_args& f);
+/// Adds the test-only fake evaluator's options, hidden from --help (docs/service.md, "Testing"):
+/// --fake-delay-ms, --fake-cpu-delay-ms (the milliseconds each half takes) and --fake-gpu-name (the
+/// GPU name the fake GPU reports, hence its suite target), into the workers' own fake_options.
+void add_fake_evaluator_options(CLI::App& cmd, service::fake_options& f);
 
 /// --devices: comma-separated CUDA ordinals ("0,1"); anything else is a one-line error.
 result<std::vector<int>> parse_devices(const std::string& text);

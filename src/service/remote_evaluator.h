@@ -35,6 +35,12 @@ struct remote_options {
 result<ordered_json> evaluate_remotely(service_client& client, const solution& candidate, bool run_on_gpu,
                                        const remote_options& options, int* refused_status = nullptr);
 
+/// The target a service evaluates a submission that names none for: /health's default_target (the
+/// service's --target, its local GPUs' target, or the one kind its live GPU workers serve), else the
+/// one kind its live GPU workers serve (gpu_kinds). An error when none can be decided (pass
+/// --target) or the service cannot be asked.
+result<std::string> served_target(service_client& client);
+
 /// An evaluator over HTTP; thread-safe (each call makes its own connections).
 std::unique_ptr<evaluator> make_remote_evaluator(client_settings settings, remote_options options);
 

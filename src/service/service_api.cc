@@ -150,11 +150,15 @@ api_response service_api::health() {
   if (!stats->oldest_waiting_id.empty())
     oldest = {{"task_id", stats->oldest_waiting_id},
               {"waiting_s", (stats->now_ms - stats->oldest_waiting_since_ms) / 1000.0}};
+  // The target a submission that names none is evaluated for (null: none can be decided now), so a
+  // client (`eval --remote` without --target) builds for the same one.
+  auto fallback = default_target();
   return json_response({{"status", "ok"},
                         {"workers", ws},
                         {"queue_size", waiting},
                         {"queue", depth},
                         {"oldest_waiting", oldest},
+                        {"default_target", fallback ? ordered_json(*fallback) : ordered_json(nullptr)},
                         {"backend", std::string(store.backend())}});
 }
 

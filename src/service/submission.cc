@@ -8,6 +8,7 @@
 
 #include "core/sha1.h"
 #include "core/text.h"
+#include "eval/triton_stages.h"
 #include "suite/binding.h"
 
 namespace ptxbench::service {
@@ -231,11 +232,13 @@ parsed_submission parse_submission(std::string_view text, job_kind kind, const s
   const std::string unique_name = normalized_solution_name(*sol);
   // Upstream's "python" solutions are Python files that launch Triton kernels: PTXBench's Triton track.
   if (sol->spec.language == "python") sol->spec.language = "triton";
-  const bool python = sol->spec.language == "triton";
-  if (!python && sol->spec.language != "cuda" && sol->spec.language != "cpp")
+  const bool triton = eval::is_triton(*sol);
+  if (!triton && sol->spec.language != "cuda" && sol->spec.language != "cpp")
     return refused(request_refusal::bad_request(fmt::format(
         "solution.spec.language: '{}' is not supported here (cuda, cpp, triton or python)", sol->spec.language)));
-  if (!python)  // upstream ignores the binding of Python and Triton solutions
+  // A Triton candidate is Python: no native binding (docs/kernel-abi.md, "Triton candidates"); upstream
+  // ignores the binding of Python solutions too.
+  if (!triton)
     if (auto b = binding_of(*sol); !b) return refused(request_refusal::bad_request("solution.spec.binding: " + b.err().message));
   if (sol->sources.size() > limits.max_sources)
     return refused(request_refusal::bad_request(

@@ -11,7 +11,6 @@
 #include <fmt/ranges.h>
 
 #include "build/toolchain.h"
-#include "core/text.h"
 #include "queue/open_store.h"
 #include "service/environment.h"
 
@@ -37,29 +36,20 @@ std::unique_ptr<queue::job_store> open_patiently(const worker_settings& s, const
   return nullptr;
 }
 
-
 }  // namespace
-
-result<std::string> target_for_gpu(const suite& tasks, const std::string& gpu_model) {
-  for (const auto& [name, t] : tasks.targets)
-    if (t.gpu_name == gpu_model) return name;
-  for (const auto& [name, t] : tasks.targets)
-    if (lower(gpu_model).find(name) != std::string::npos) return name;
-  return make_error(fmt::format("GPU '{}' is none of the suite's targets (suite/targets.json); pass --targets", gpu_model));
-}
 
 result<std::vector<std::string>> targets_for_gpu(const suite& tasks, const std::string& gpu_model,
                                                  const std::vector<std::string>& requested) {
-  auto own = target_for_gpu(tasks, gpu_model);
+  auto own = tasks.target_for_gpu(gpu_model);
   if (requested.empty()) {
-    if (!own) return own.err();
-    return std::vector<std::string>{*own};
+    if (!own) return make_error(own.err().message + "; pass --targets");
+    return std::vector<std::string>{(*own)->name};
   }
   for (const auto& t : requested) {
     if (!tasks.find_target(t)) return make_error(fmt::format("--targets: unknown target '{}'", t));
-    if (own && t != *own)
+    if (own && t != (*own)->name)
       return make_error(fmt::format("--targets {}: the GPU here is {} (target {}); it cannot serve {}",
-                                    fmt::join(requested, ","), gpu_model, *own, t));
+                                    fmt::join(requested, ","), gpu_model, (*own)->name, t));
   }
   return requested;
 }
@@ -97,7 +87,6 @@ int run_workers(const worker_settings& s, const suite& tasks, const std::atomic<
       slot sl;
       sl.config.id = fmt::format("{}/gpu{}", prefix, device);
       queue::run_environment env;
-      std::vector<std::string> targets;
       if (s.evaluator == "fake") {
         sl.callbacks = fake_callbacks(tasks, s.fake);
         env = fake_gpu_environment(s.fake.gpu_name);
@@ -118,13 +107,12 @@ int run_workers(const worker_settings& s, const suite& tasks, const std::atomic<
         std::fprintf(stderr, "ptxbench worker: %s\n", served.err().message.c_str());
         return 2;
       }
-      targets = *served;
-      sl.config.targets = targets;
+      sl.config.targets = *served;
       sl.config.info_json = ordered_json{{"device", fmt::format("cuda:{}", device)},
                                          {"evaluator", s.evaluator},
                                          {"environment", to_json(env)}}
                                 .dump();
-      say(fmt::format("ptxbench worker {}: {} serving {}", sl.config.id, env.gpu_model, fmt::join(targets, ",")));
+      say(fmt::format("ptxbench worker {}: {} serving {}", sl.config.id, env.gpu_model, fmt::join(sl.config.targets, ",")));
       slots.push_back(std::move(sl));
     }
   }

@@ -33,12 +33,9 @@ struct worker_settings {
 /// Runs until stop is set; returns 0, or 2 for a configuration that cannot run (printed on stderr).
 int run_workers(const worker_settings& settings, const suite& tasks, const std::atomic<bool>& stop);
 
-/// The suite target whose GPU this is ("NVIDIA H200" → h200), or an error naming the GPU.
-result<std::string> target_for_gpu(const suite& tasks, const std::string& gpu_model);
-
-/// The targets a GPU serves: `requested` (--targets) or, when empty, the one its name maps to. A
-/// requested target the GPU is known not to be (an H100 asked to serve h200) is an error; a GPU the
-/// suite does not know may be told what it serves.
+/// The targets a GPU serves: `requested` (--targets) or, when empty, the one its name maps to
+/// (suite::target_for_gpu). A requested target the GPU is known not to be (an H100 asked to serve
+/// h200) is an error; a GPU the suite does not know may be told what it serves.
 result<std::vector<std::string>> targets_for_gpu(const suite& tasks, const std::string& gpu_model,
                                                  const std::vector<std::string>& requested);
 

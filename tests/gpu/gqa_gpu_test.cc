@@ -30,7 +30,7 @@ using testing::all_close;
 using testing::device_array;
 using testing::to_float;
 
-// The suite of this checkout: $PTXBENCH_ROOT/suite when set (bench/env.sh sets it, so binaries built
+// The suite of this checkout: $PTXBENCH_ROOT/suite when set (bench/lib/env.sh sets it, so binaries built
 // elsewhere and carried to a GPU host find it), else the source tree this binary was built from.
 const suite& repo_suite() {
   static const suite s = [] {

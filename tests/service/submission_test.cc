@@ -222,6 +222,20 @@ TEST(Submission, UpstreamsAcceptedRequestsAreAccepted) {
                     queue::job_kind::profile));
 }
 
+TEST(Submission, ATritonSolutionIsAcceptedWithoutABinding) {
+  // The service's workers evaluate Triton candidates through the same harness session as eval
+  // (bench/triton/triton_gpu.sh submits the Triton examples as Solutions).
+  ordered_json sol = {{"name", "gemm_tl_dot"},
+                      {"definition", "gemm_n7168_k5120"},
+                      {"author", "me"},
+                      {"spec", {{"language", "triton"}, {"target_hardware", {"H100"}}, {"entry_point", "kernel.py::run"},
+                                {"dependencies", ordered_json::array()}, {"destination_passing_style", true}}},
+                      {"sources", {{{"path", "kernel.py"}, {"content", "import triton\ndef run(A, B, C):\n    pass\n"}}}}};
+  auto r = parse({{"solution", sol}});
+  ASSERT_TRUE(r) << r.refusal.one_line();
+  EXPECT_EQ(r->candidate.spec.language, "triton");
+}
+
 TEST(Submission, APendingReferenceIsRefusedUnlessOnlyTheCpuStagesAreAskedFor) {
   // Every task of the committed suite is ready now; a copy with one task whose reference is still
   // pending stands for a task added before its GPU reference.
