@@ -239,6 +239,8 @@ TEST(ServedTargets, WithoutADefaultTheOneTargetTheLiveGpuWorkersServeIsUsed) {
     if (request(svc.port(), "GET", "/health").body["workers"].size() == 2) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  // /health says so, for a client that builds for it (eval --remote without --target).
+  EXPECT_EQ(request(svc.port(), "GET", "/health").body["default_target"], "h100");
   auto t = wait(svc.port(), submit(svc.port(), {{"solution", gemm_solution("// wgmma\n", "auto")}}));
   EXPECT_EQ(t["status"], "completed");
   EXPECT_EQ(t["ptxbench"]["target"], "h100");
@@ -260,6 +262,7 @@ TEST(ServedTargets, NoGpuWorkerMeansNoDefaultTargetAndNoCpuWorkerIsAnsweredToo) 
   setup.gpu_workers = 0;
   setup.unserved_after_ms = 300;
   in_process_service svc(setup);
+  EXPECT_TRUE(request(svc.port(), "GET", "/health").body["default_target"].is_null());
   auto r = request(svc.port(), "POST", "/evaluate", ordered_json{{"solution", gemm_solution("// k\n")}}.dump());
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(r.body["detail"],
