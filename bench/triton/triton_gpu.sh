@@ -200,7 +200,7 @@ service_job() {
   echo "   service ready: $([ $ready = 0 ] && echo yes || echo NO) at $((SECONDS - START))s"
   local left=$((DEADLINE - SECONDS - 40))
   [ "$left" -lt 30 ] && left=30
-  timeout -k 5 "$left" python3 "$SERVICE_CHECK" upstream --url "$URL" --out "$R" --max-wait "$((left - 10))" \
+  timeout -k 5 "$left" python3 "$SERVICE_CHECK" upstream --url "$URL" --out "$R" --target "$PTXBENCH_TARGET" --max-wait "$((left - 10))" \
     "$S"/*.json > "$R/upstream_client.txt" 2>&1
   echo "   upstream-format client: exit $? at $((SECONDS - START))s"
   while { [ ! -e "$RESULTS/examples/ex_full_gemm.done" ] || [ ! -e "$RESULTS/examples/ex_full_attention.done" ]; } &&

@@ -227,5 +227,14 @@ TEST_F(RunnerClient, AnInterpreterStartsTheRunnerWithTheSameArgumentsAndPage) {
   EXPECT_EQ(r.outcome, call_outcome::ok) << r.message;
 }
 
+TEST(CandidateErrorKind, TheRunnerNamesMapToKindsAndAnythingElseIsUnspecified) {
+  EXPECT_EQ(parse_candidate_error("compile"), candidate_error::compile);
+  EXPECT_EQ(parse_candidate_error("exception"), candidate_error::exception);
+  // The Triton capture's refusal: the plan stage rejects it at the link gate.
+  EXPECT_EQ(parse_candidate_error("unreplayable"), candidate_error::unreplayable);
+  EXPECT_EQ(parse_candidate_error("Unreplayable"), candidate_error::unspecified);
+  EXPECT_EQ(parse_candidate_error(""), candidate_error::unspecified);
+}
+
 }  // namespace
 }  // namespace ptxbench::gpu

@@ -268,6 +268,7 @@ candidate_error parse_candidate_error(std::string_view name) {
   if (name == "shape") return candidate_error::shape;
   if (name == "exception") return candidate_error::exception;
   if (name == "compile") return candidate_error::compile;
+  if (name == "unreplayable") return candidate_error::unreplayable;
   return candidate_error::unspecified;
 }
 

@@ -59,7 +59,8 @@ enum class call_outcome {
 /// Why the candidate's own entry point refused a call (kernel ABI version 2's error kinds; a
 /// version-1 candidate reports none: unspecified). `compile`: the Triton runner's warm-up, where
 /// Triton JIT-compiles the candidate's kernels, failed in Triton's compiler (or ptxas).
-enum class candidate_error { unspecified, argument_count, dtype, shape, exception, compile };
+/// `unreplayable`: a Triton capture whose graph holds a launch the launch plan cannot replay.
+enum class candidate_error { unspecified, argument_count, dtype, shape, exception, compile, unreplayable };
 
 /// Reads the runner's name for an error kind ("dtype"); anything unknown is unspecified.
 candidate_error parse_candidate_error(std::string_view name);

@@ -83,6 +83,11 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
         auto f = classify_call_failure(r, i == 0 ? "the first call (Triton compiles there)" : "the second call");
         std::string log = runner.output();
         runner.stop();
+        // A call that ran but whose graph holds a launch the plan cannot replay (cuBLAS reached by
+        // reflection launches with 'extra' parameters): the same refusal as a plan that fails below.
+        // The candidate can only lose by claiming it.
+        if (r.outcome == call_outcome::failed && r.error_kind == candidate_error::unreplayable)
+          return decide(stage_id::link_gate, eval_outcome::rejected, "the launch plan cannot be replayed: " + r.message, log);
         return decide(r.error_kind == candidate_error::compile ? stage_id::build : stage_id::correctness, f.outcome,
                       f.message, log);
       }

@@ -474,7 +474,9 @@ class Runner:
             try:
                 graph = self.lib.capture_end(stream)
             except RuntimeError as e:
-                failure = failure or (f"run() cannot be replayed: {e}", "exception")
+                # The graph holds a launch the plan cannot replay (a vendor kernel's 'extra'
+                # parameters, a host callback...): the harness rejects the plan at the link gate.
+                failure = failure or (str(e), "unreplayable")
         err = self.lib.synchronize()
         if self.sync_call:
             self.lib.sync_signal_done(self.nonce)  # nothing is timed in capture mode; the page must still be answered
