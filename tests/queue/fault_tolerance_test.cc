@@ -230,6 +230,9 @@ TEST_P(FaultTolerance, ACandidateThatKillsEveryWorkerBecomesAPoisonPill) {
     ASSERT_TRUE(j && *j);
     EXPECT_EQ((*j)->state, job_state::done) << "an innocent job suffered: " << (*j)->error;
   }
+  // A worker that leased the pill and was stalled past its lease (a loaded machine) dies of it only
+  // after the pill was failed: counted here, while a fourth hand-out would still show as a fourth death.
+  deaths += static_cast<int>(fleet.reap_exited().size());
   fleet.stop_all();
   auto j = store->get(pill->queued.id);
   ASSERT_TRUE(j && *j);
