@@ -11,32 +11,6 @@
 namespace ptxbench::cli {
 namespace {
 
-ordered_json task_summary_json(const task& t, const suite& s) {
-  ordered_json targets = ordered_json::array();
-  for (const auto& name : t.targets) {
-    const target_info* ti = s.find_target(name);
-    targets.push_back({{"name", name},
-                       {"gpu", ti->gpu_name},
-                       {"arch", ti->arch},
-                       {"required_families", ti->required_families},
-                       {"verification", ti->verification}});
-  }
-  ordered_json axes = ordered_json::object();
-  for (const auto& [k, v] : resolve_axes(t.wl, t.def)) axes[k] = v;
-  return {{"name", t.name},
-          {"problem", t.problem},
-          {"op_type", t.def.op_type},
-          {"workload_uuid", t.wl.uuid},
-          {"axes", axes},
-          {"baseline", t.baseline},
-          {"tolerance", {{"atol", t.tol.atol}, {"rtol", t.tol.rtol}}},
-          {"correctness_trials", t.correctness_trials},
-          {"targets", targets},
-          {"status", t.status},
-          {"held_out", t.held_out},
-          {"definition", (s.root.filename() / t.definition_path.lexically_relative(s.root)).string()}};
-}
-
 std::string axes_text(const task& t) {
   std::string out;
   for (const auto& a : t.def.axes) {
