@@ -78,11 +78,9 @@ result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& op
                                                      std::vector<ordered_json>& records) {
   service::client_settings cs;
   cs.url = opts.remote;
-  if (!opts.token_file.empty()) {
-    auto token = read_token_file(opts.token_file);
-    if (!token) return token.err();
-    cs.token = *token;
-  }
+  auto token = client_token(opts.token_file);
+  if (!token) return token.err();
+  cs.token = *token;
   if (auto probe = service::service_client::create(cs); !probe) return probe.err();
   std::vector<result<verdict>> out(requests.size(), make_error("not evaluated"));
   std::vector<std::thread> threads;

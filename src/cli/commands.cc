@@ -4,7 +4,8 @@ namespace ptxbench::cli {
 
 const std::vector<command>& all_commands() {
   static const std::vector<command> table = {
-      {"tasks", "list the task suite, or show one task as the model sees it", add_tasks_command},
+      {"tasks", "list the task suite, show one task as the model sees it, or export tasks for coding agents (Harbor)",
+       add_tasks_command},
       {"check", "gate, build, link-gate and statically check a candidate kernel (no GPU needed)", add_check_command},
       {"eval", "the whole pipeline on the local GPU: sanitize, correctness, timing, runtime instruction check",
        add_eval_command},
