@@ -23,6 +23,8 @@ const std::vector<command>& all_commands() {
       {"kernelgen", "KernelGen data: a teacher's correct kernels with a second teacher's rationale", add_kernelgen_command},
       {"sft", "SFT rows for train/ (Fixit or KernelGen), and the paper's dataset recipes s0-s6", add_sft_command},
       {"notes", "repair notes for the supervision arms: collect from Fixit pairs, check, schema", add_notes_command},
+      {"mcp", "a Model Context Protocol server on stdio: list, show, check and evaluate tasks from a coding agent",
+       add_mcp_command},
   };
   return table;
 }

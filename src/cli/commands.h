@@ -41,5 +41,6 @@ void add_sft_command(CLI::App& app, context& ctx);
 /// `reason` under `fixit` or `kernelgen` (cmd_reason.cc).
 void add_reason_subcommand(CLI::App& parent, context& ctx, const std::string& command, const std::string& source_help);
 void add_notes_command(CLI::App& app, context& ctx);
+void add_mcp_command(CLI::App& app, context& ctx);
 
 }  // namespace ptxbench::cli

@@ -320,7 +320,7 @@ TEST_F(BadInputCli, CommandLineHelpForNewcomers) {
   expect_cases({
       {{}, 2,
        "ptxbench: a subcommand is required: tasks, check, eval, sass, prompt, run, metrics, report, serve, worker, jobs, "
-       "fixit, kernelgen, sft, notes; `ptxbench --help` says what each does"},
+       "fixit, kernelgen, sft, notes, mcp; `ptxbench --help` says what each does"},
       {{"--taks"}, 2, "ptxbench: unknown option '--taks' (did you mean the subcommand 'tasks'?)"},
       {{"run", "--taks", k_task}, 2, "ptxbench: unknown option '--taks' (did you mean '--tasks'?)"},
       {{"check", kernel("naive_gemm_sm90a.cu"), "--tsak", k_task}, 2,
