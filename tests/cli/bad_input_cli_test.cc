@@ -252,9 +252,9 @@ TEST_F(BadInputCli, BadInputIsExitTwoInEverySubcommand) {
       {{"run", "--model", "", "--models-file", models, "--tasks", k_task, "--out", path("r")}, 2,
        "ptxbench: --model: empty name; a run records it and the metrics need one"},
       {{"metrics", path("missing"), "--out", path("m")}, 2,
-       "ptxbench: " + path("missing") + ": not a run directory (no trajectories/ folder inside)"},
+       "ptxbench: " + path("missing") + ": not a run directory (no trajectories/ folder inside) nor a Harbor job (no trial folder with agent/ or verifier/ inside)"},
       {{"report", path("missing"), "--out", path("r.html")}, 2,
-       "ptxbench: " + path("missing") + ": not a run directory (no trajectories/ folder inside)"},
+       "ptxbench: " + path("missing") + ": not a run directory (no trajectories/ folder inside) nor a Harbor job (no trial folder with agent/ or verifier/ inside)"},
   });
   EXPECT_FALSE(fs::exists(path("r"))) << "run created its folder for a bad command";
 }
