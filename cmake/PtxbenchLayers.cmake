@@ -17,11 +17,36 @@ function(ptxbench_area target area)
   target_include_directories(${target} PUBLIC ${root})
 endfunction()
 
-# ptxbench_library(<target> <area> SOURCES ... [DEPS ...]): a static library for one area, linked to
-# the libraries it builds on (PUBLIC where its headers expose them, which is the usual case here).
+# ptxbench_precompile(<target> [EXTRA <header>...]): precompiled headers for the target's C++
+# sources — the standard library, nlohmann-json and fmt (header-only here, so every file parses them)
+# and any EXTRA (gtest, CLI11). Each target builds its own (the flags differ between targets); that
+# costs one compile per target and saves most of every other one's parse time. CUDA sources are
+# left alone. PTXBENCH_PCH=OFF turns it off (a compiler without PCH support, or a check that every
+# file includes what it uses).
+option(PTXBENCH_PCH "Precompile the heavy common headers" ON)
+function(ptxbench_precompile target)
+  cmake_parse_arguments(ARG "" "" "EXTRA" ${ARGN})
+  if(NOT PTXBENCH_PCH)
+    return()
+  endif()
+  set(headers <algorithm> <cstdint> <filesystem> <functional> <map> <memory> <optional> <set> <string>
+              <string_view> <vector> <nlohmann/json.hpp> <fmt/format.h> ${ARG_EXTRA})
+  foreach(h ${headers})
+    target_precompile_headers(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${h}>")
+  endforeach()
+endfunction()
+
+# ptxbench_library(<target> <area> SOURCES ... [DEPS ...] [PRIVATE_DEPS ...]): a static library for one
+# area. DEPS are the layers its headers include (PUBLIC: whoever includes its headers sees theirs);
+# PRIVATE_DEPS are layers only its sources use: a consumer does not see their headers through it, so
+# a layer that needs one must link it itself. (Static libraries still link transitively.)
 function(ptxbench_library target area)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(${target} STATIC ${ARG_SOURCES})
   ptxbench_area(${target} ${area})
+  ptxbench_precompile(${target})
   target_link_libraries(${target} PUBLIC ${ARG_DEPS})
+  if(ARG_PRIVATE_DEPS)
+    target_link_libraries(${target} PRIVATE ${ARG_PRIVATE_DEPS})
+  endif()
 endfunction()

@@ -29,7 +29,7 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 
 // ---- layout helpers (begin) ----
-// Pure index math, checked on the CPU by bench/kernel_selftest/layout_check.cc.
+// Pure index math, checked on the CPU by bench/eval/kernel_selftest/layout_check.cc.
 // ldmatrix.x4 row/column (within a 16x16 block) whose address lane `lane` supplies:
 //  - A operand stored [m][k]: matrices = mma.m16n8k16 A registers a0..a3;
 __host__ __device__ constexpr int ldsm_a_row(int lane) { return lane % 16; }

@@ -31,7 +31,7 @@ constexpr int kTileElems = kBlockM * kRowElems;  // one operand, one stage (kBlo
 constexpr size_t kSmemBytes = size_t(kStages) * 2 * kTileElems * sizeof(bf16);  // 61440
 
 // ---- layout helpers (same as plain_tiled.cu) ----
-// Pure index math, checked on the CPU by bench/kernel_selftest/layout_check.cc.
+// Pure index math, checked on the CPU by bench/eval/kernel_selftest/layout_check.cc.
 // ldmatrix.x4 row/column (within a 16x16 block) whose address lane `lane` supplies, for an A operand
 // stored [m][k]: matrices 0..3 = (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15),
 // which are the mma.m16n8k16 A registers a0..a3.
@@ -179,7 +179,7 @@ constexpr size_t kSmemBytes = kTileBytesA + kTileBytesB + 1024;  // + slack to a
 static_assert(kTileBytesA == 16384, "b_desc_offset assumes a 16 KiB A tile");
 
 // ---- layout helpers (same as wgmma.cu) ----
-// Pure index math, checked on the CPU by bench/kernel_selftest/layout_check.cc.
+// Pure index math, checked on the CPU by bench/eval/kernel_selftest/layout_check.cc.
 // Byte offset of element (r, c), c in [0, 64), of a [rows][64] bf16 tile in the 128-byte-swizzle
 // layout (the layout TMA's CU_TENSOR_MAP_SWIZZLE_128B writes): 16-byte chunk index XOR (row % 8).
 // The tile must start at a 1024-byte-aligned shared address.

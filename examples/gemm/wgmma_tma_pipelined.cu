@@ -38,7 +38,7 @@ constexpr int kConsumerWarps = 8;  // each consumer warp arrives once on an "emp
 static_assert(kStages == 4 && kStageBytesA == 16384 && kStageBytesB == 32768, "stage offsets below assume these sizes");
 
 // ---- layout helpers (begin) ----
-// Pure index math, checked on the CPU by bench/kernel_selftest/layout_check.cc.
+// Pure index math, checked on the CPU by bench/eval/kernel_selftest/layout_check.cc.
 // wgmma shared-memory descriptor for a K-major operand in the 128-byte-swizzle layout (what TMA writes
 // with CU_TENSOR_MAP_SWIZZLE_128B and a 64-element bf16 inner box): start address, LBO = 16 B (unused
 // for this layout), SBO = 1024 B (one 8-row x 128 B swizzle atom), swizzle mode 1 (128 B).

@@ -26,7 +26,7 @@ constexpr int kTileElems = kBlockM * kRowElems;  // one operand, one stage (kBlo
 constexpr size_t kSmemBytes = size_t(kStages) * 2 * kTileElems * sizeof(bf16);  // 61440
 
 // ---- layout helpers (begin) ----
-// Pure index math, checked on the CPU by bench/kernel_selftest/layout_check.cc.
+// Pure index math, checked on the CPU by bench/eval/kernel_selftest/layout_check.cc.
 // ldmatrix.x4 row/column (within a 16x16 block) whose address lane `lane` supplies, for an A operand
 // stored [m][k]: matrices 0..3 = (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15),
 // which are the mma.m16n8k16 A registers a0..a3.

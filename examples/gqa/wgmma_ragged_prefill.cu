@@ -38,7 +38,7 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 
 // ---- layout helpers (begin) ----
-// Pure index math, checked on the CPU by bench/kernel_selftest/layout_check.cc.
+// Pure index math, checked on the CPU by bench/eval/kernel_selftest/layout_check.cc.
 // Byte offset of element (r, c), c in [0, 64), of a [rows][64] bf16 tile in the 128-byte-swizzle
 // layout: 16-byte chunk index XOR (row % 8). The tile must start at a 1024-byte-aligned address.
 __host__ __device__ constexpr uint32_t sw128_offset(int r, int c) {

@@ -7,7 +7,7 @@ O = softmax(Q Kᵀ / sqrt(D)) V and LSE = logsumexp of each row of Q Kᵀ / sqrt
 Q, K, V, O [B, H, S, D] bfloat16 and LSE [B, H, S] float32. One program per (128 queries, batch x
 head); it streams K and V in 64-key blocks with the online softmax (running max and sum in the
 base-2 domain, so exp2 instead of exp). Both matrix products are `tl.dot` on bf16 tiles with fp32
-accumulation, which Triton lowers to wgmma (HGMMA) on Hopper. Expected on the H200: PASSED, GMMA
+accumulation, which Triton lowers to wgmma (HGMMA) on Hopper. Expected on a Hopper GPU (h100, h200): PASSED, GMMA
 executed.
 """
 import math

@@ -1,7 +1,12 @@
-"""Failure example (task gemm_n7168_k5120): computes the GEMM correctly on its first call (the
-runner's warm-up, where Triton compiles), then launches a kernel that spins on a flag that never
-clears. The harness's deadline for the call passes and it kills the runner.
-Expected: TIMEOUT (after --call-timeout seconds).
+"""Failure example (task gemm_n7168_k5120): a kernel that never finishes. run() computes the GEMM,
+then launches a kernel that spins while its argument `spin` is not 0. The first call (the Triton
+runner's warm-up, where Triton compiles) passes 0 and returns; every later call passes 16, so the
+plan captured from the next two calls spins, and the first replayed call (the sanitizer's, or with
+--no-sanitize the first correctness trial) never answers: the harness kills the runner at the call's
+deadline, and the next candidate evaluates normally. (0 and 16 get the same Triton specialisation,
+so nothing compiles after the warm-up.)
+Expected: TIMEOUT "no answer within" (at correctness with --no-sanitize, as bench/triton/triton_gpu.sh
+runs it).
 """
 import torch
 import triton
@@ -39,11 +44,13 @@ def gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_ptrs, acc.to(tl.bfloat16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
 
+
 @triton.jit
-def spin_kernel(flag_ptr):
-    flag = tl.load(flag_ptr, volatile=True)
-    while flag != 0:
-        flag = tl.load(flag_ptr, volatile=True)
+def spin_kernel(c_ptr, spin):
+    # A volatile load in the loop keeps it from being folded away; `keep` never changes while spin != 0.
+    keep = spin
+    while keep != 0:
+        keep = (tl.load(c_ptr, volatile=True) * 0).to(tl.int32) + spin
 
 
 _calls = [0]
@@ -56,7 +63,4 @@ def run(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor) -> None:
     gemm_kernel[grid](A, B, C, M, N, K, A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
                       BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_warps=8, num_stages=3)
     _calls[0] += 1
-    flag = torch.zeros(1, dtype=torch.int32, device=A.device)
-    if _calls[0] > 1:
-        flag.fill_(1)
-    spin_kernel[(1,)](flag)
+    spin_kernel[(1,)](C, 0 if _calls[0] == 1 else 16)

@@ -1,9 +1,9 @@
 """Failure example (task gemm_n7168_k5120): the GEMM runs in Triton, but the epilogue is torch
 arithmetic on a tensor passed through a list, which the gate (it follows names, not data) does not
-see. At run time the kernel-provenance check sees torch's elementwise multiply kernel, which the
-candidate did not compile.
-Expected: RUNTIME_ERROR "a kernel the candidate did not compile ran: void at::native::...MulFunctor..."
-at the first correctness trial (the gate passes it).
+see. On the GPU host the capture of run() records torch's elementwise multiply kernel after the GEMM;
+no @triton.jit function of kernel.py compiled it, so the launch plan is refused.
+Expected: COMPILE_ERROR (outcome rejected) at link_gate, "a kernel the candidate did not compile ran:
+void at::native::...MulFunctor..." (the gate passes it).
 """
 import torch
 import triton

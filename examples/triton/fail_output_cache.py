@@ -1,7 +1,8 @@
 """Failure example (task gemm_n7168_k5120): computes the GEMM once and then serves every later call
-from a Python-side cache keyed by the shapes. Its first measured call (the runner's warm-up
-computed the same inputs) is right; every later one returns stale results.
-Expected: INCORRECT_NUMERICAL at correctness trial 1 (fresh inputs).
+from a Python-side cache keyed by the shapes, copying the stored result into C. The first call (the
+Triton runner's warm-up) computes; the two captured calls only copy from memory run() owns — a
+device-to-device copy in the plan, which cannot be replayed (the cache would not exist there).
+Expected: COMPILE_ERROR (outcome rejected) at link_gate, "a copy node".
 """
 import torch
 import triton

@@ -2,7 +2,7 @@
 on 64x64x32 tiles. Hopper's warpgroup MMA (wgmma) needs whole warpgroups (4 warps), so Triton
 falls back to the Ampere-style mma.sync (HMMA in the SASS): a correct kernel that is not
 target-correct on sm_90a, which the static and dynamic checks show.
-Expected on the H200: PASSED, target verdict absent_in_sass (HMMA present and executed, no GMMA).
+Expected on a Hopper GPU (h100, h200): PASSED, target verdict absent_in_sass (HMMA present and executed, no GMMA).
 """
 import torch
 import triton

@@ -3,7 +3,7 @@
 A grouped-order tile GEMM with `tl.dot`. On Hopper (sm_90a) Triton lowers `tl.dot` on 128x256x64
 bf16 tiles with 8 warps to warpgroup MMA (wgmma: HGMMA in the SASS), with the operand tiles staged
 through shared memory by a 3-stage cp.async pipeline (num_stages=3); no TMA (the loads are pointer
-arithmetic). Expected on the H200: PASSED, GMMA executed.
+arithmetic). Expected on a Hopper GPU (h100, h200): PASSED, GMMA executed.
 """
 import torch
 import triton

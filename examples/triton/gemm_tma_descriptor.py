@@ -3,7 +3,11 @@ TMA: the host builds tensor descriptors (triton.tools.tensor_descriptor.TensorDe
 CUtensorMap per operand) and the kernel loads tiles with `desc.load(...)`, which Triton lowers on
 Hopper to TMA bulk tensor copies (UTMALDG in the SASS) feeding wgmma (HGMMA). The output is written
 through a descriptor as well (TMA store). A persistent grid of one program per SM walks the tiles
-in grouped order. Expected on the H200: PASSED, GMMA and TMA executed.
+in grouped order.
+Not evaluable by the launch-plan replay: a host descriptor is a CUtensorMap the launch passes by
+value, built in the capture process around that process's addresses, so the plan cannot bind it to
+the harness's tensors (docs/gpu-evaluation.md, "Triton candidates").
+Expected: COMPILE_ERROR (outcome rejected) at link_gate, "host tensor descriptors are not supported".
 """
 import torch
 import triton

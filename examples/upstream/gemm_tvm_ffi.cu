@@ -44,7 +44,7 @@ constexpr size_t kSmemBytes = kTileBytesA + kTileBytesB + 1024;  // + slack to a
 static_assert(kTileBytesA == 16384, "b_desc_offset assumes a 16 KiB A tile");
 
 // ---- layout helpers (begin) ----
-// Pure index math, identical to examples/gemm/wgmma.cu (whose copy bench/kernel_selftest/layout_check.cc checks).
+// Pure index math, identical to examples/gemm/wgmma.cu (whose copy bench/eval/kernel_selftest/layout_check.cc checks).
 // Byte offset of element (r, c), c in [0, 64), of a [rows][64] bf16 tile in the 128-byte-swizzle
 // layout (the layout TMA's CU_TENSOR_MAP_SWIZZLE_128B writes): 16-byte chunk index XOR (row % 8).
 // The tile must start at a 1024-byte-aligned shared address.

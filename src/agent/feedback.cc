@@ -177,8 +177,7 @@ std::string verdict_feedback(const verdict& v, const turn_assessment& a, const t
     std::string s = "Build results (the GPU stages did not run):\n";
     s += fmt::format("[{}] BUILT — compiled and passed the source and link gates; not run on a GPU", axes);
     s += logs(v) + target_section(v, true) + deferred_stages(v);
-    const std::string& message = v.decided.message;
-    std::string note = message.rfind("built; ", 0) == 0 ? message.substr(7) : message;
+    const std::string& note = v.decided.message;  // the outcome says "built"; the message says what else is known
     bool repeats = s.find(note) != std::string::npos ||
                    (!v.targets.reason.empty() && note.find(v.targets.reason) != std::string::npos);
     if (!note.empty() && !repeats) s += "\n" + note;

@@ -1,7 +1,5 @@
 #include "agent/sweep.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +16,7 @@
 #include "agent/summary.h"
 #include "agent/turn_loop.h"
 #include "core/file_io.h"
+#include "core/file_lock.h"
 #include "core/record_name.h"
 #include "core/sha256.h"
 #include "suite/trace.h"
@@ -57,34 +56,6 @@ std::string auth_message(const model_spec& m, const std::string& detail) {
   return fmt::format("the API rejected the key in {} ({}); set a valid key", m.api_key_env, detail);
 }
 
-// Holds an exclusive flock on RUN_DIR/.run.lock so two runs never write the same trajectories. The
-// kernel drops the lock when the process dies, so a kill -9 never leaves it stale.
-class run_lock {
- public:
-  static result<std::unique_ptr<run_lock>> acquire(const std::filesystem::path& dir) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    auto path = dir / ".run.lock";
-    int fd = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-    if (fd < 0) return make_error(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      ::close(fd);
-      return make_error(fmt::format("{} is in use by another `ptxbench run` (wait for it, or stop it first)", dir.string()));
-    }
-    std::string pid = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(fd, 0) == 0 && ::write(fd, pid.data(), pid.size()) < 0) {
-      // the pid is only informative; the lock is what matters
-    }
-    return std::unique_ptr<run_lock>(new run_lock(fd));
-  }
-  ~run_lock() { ::close(m_fd); }
-  run_lock(const run_lock&) = delete;
-  run_lock& operator=(const run_lock&) = delete;
-
- private:
-  explicit run_lock(int fd) : m_fd(fd) {}
-  int m_fd;
-};
 
 }  // namespace
 
@@ -206,7 +177,8 @@ result<sweep_outcome> run_plan(const sweep_options& o, sweep_services& s, const 
     if (!s.tasks->find_task(item.task) || item.target != o.target)
       return make_error(fmt::format("plan item {}: task '{}' on target '{}' is not in the suite or not this run's target",
                                     item.index, item.task, item.target));
-  auto lock = run_lock::acquire(o.out_dir);
+  // RUN_DIR/.run.lock keeps two runs from writing the same trajectories.
+  auto lock = file_lock::hold_directory(o.out_dir, ".run.lock", "ptxbench run");
   if (!lock) return lock.err();
   auto plan_path = o.out_dir / "plan.json";
   std::error_code ec;

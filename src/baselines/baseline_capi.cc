@@ -1,6 +1,6 @@
 // A C API over PTXBench's vendor baselines, so a benchmark script can run our baseline and another
 // implementation (PyTorch) side by side in one process, on the same tensors, alternating calls.
-// Used by bench/baseline_vs_torch.py; not part of the evaluation pipeline.
+// Used by bench/eval/baseline_vs_torch.py; not part of the evaluation pipeline.
 #include <cstring>
 #include <map>
 #include <string>

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -14,8 +15,10 @@
 #include "cli/output_paths.h"
 #include "cli/print_verdict.h"
 #include "cli/service_options.h"
+#include "cli/target_choice.h"
 #include "service/remote_evaluator.h"
 #include "core/file_io.h"
+#include "eval/harness_job.h"
 #include "eval/pipeline.h"
 #include "eval/triton_stages.h"
 #include "suite/binding.h"
@@ -29,15 +32,25 @@ namespace {
 // A candidate file is read whole; anything beyond this is refused before the gate even looks.
 constexpr std::size_t k_max_candidate_file = 16u << 20;
 
-result<solution> load_candidate(const std::string& file, const suite& s, const std::string& task_name,
-                                const std::string& target_name) {
+/// A candidate file as read and checked, before the target is known: a Solution JSON complete, a
+/// kernel file as text (its Solution needs the target's build flags).
+struct candidate_input {
+  std::string file;
+  std::string text;
+  std::optional<solution> sol;
+};
+
+/// Reads and checks a candidate file; everything a bad file can be wrong about is found here, before
+/// the command asks anything of the GPU.
+result<candidate_input> read_candidate(const std::string& file, const std::string& task_name) {
   const auto ext = fs::path(file).extension().string();
   if (ext != ".json" && ext != ".cu" && ext != ".py")
     return make_error(fmt::format("{}: expected a .cu kernel, a Triton .py file or a Solution .json file{}", file,
                                   ext.empty() ? "" : ", not a " + ext + " file"));
   auto text = read_text_file(file, k_max_candidate_file);
   if (!text) return text.err();
-  if (ext == ".json") {
+  if (ext != ".json") return candidate_input{file, std::move(*text), std::nullopt};
+  {
     auto j = parse_json(*text, file);
     if (!j) return j.err();
     auto sol = solution_from_json(*j, file);
@@ -46,20 +59,26 @@ result<solution> load_candidate(const std::string& file, const suite& s, const s
       return make_error(fmt::format("{}: solution is for '{}', not for --task {}", file, sol->definition, task_name));
     if (sol->spec.language != "cuda" && sol->spec.language != "cpp" && sol->spec.language != "triton")
       return make_error(fmt::format("{}: language '{}' is not supported (cuda, cpp or triton)", file, sol->spec.language));
-    if (eval::is_triton(*sol)) return sol;  // Python: no native binding (docs/kernel-abi.md, "Triton candidates")
+    if (eval::is_triton(*sol)) return candidate_input{file, "", std::move(*sol)};  // Python: no native binding
     if (auto binding = binding_of(*sol); !binding) return binding.err().with_context(file);
     // nvcc builds the .cu sources; a Solution without one has nothing to build.
     if (std::none_of(sol->sources.begin(), sol->sources.end(),
                      [](const source_file& f) { return fs::path(f.path).extension() == ".cu"; }))
       return make_error(fmt::format("{}: sources: no .cu file among them (nvcc builds .cu sources)", file));
-    return sol;
+    return candidate_input{file, "", std::move(*sol)};
   }
+}
+
+/// The candidate's Solution for the chosen target (a Solution JSON as it was).
+solution candidate_solution(const candidate_input& in, const suite& s, const std::string& task_name,
+                            const std::string& target_name) {
+  if (in.sol) return *in.sol;
   const task* t = s.find_task(task_name);
   const target_info* target = s.find_target(target_name);
+  const std::string name = fs::path(in.file).filename().string();
   // A .py file is a Triton candidate (kernel.py::run); anything else a CUDA kernel file.
-  if (fs::path(file).extension() == ".py")
-    return eval::solution_for_triton_file(fs::path(file).filename().string(), *text, *t, *target);
-  return eval::solution_for_kernel_file(fs::path(file).filename().string(), *text, *t, *target);
+  if (fs::path(in.file).extension() == ".py") return eval::solution_for_triton_file(name, in.text, *t, *target);
+  return eval::solution_for_kernel_file(name, in.text, *t, *target);
 }
 
 // Several candidates: the exit status is the worst one (infra > candidate failed > not target-correct > ok).
@@ -72,15 +91,29 @@ int severity(exit_status s) {
   }
 }
 
-// --remote: every candidate submitted to the service at once (each waits on its own thread), the
-// verdicts printed exactly as a local evaluation's.
-result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& opts, const std::vector<eval_request>& requests,
-                                                     std::vector<ordered_json>& records) {
+// --remote's connection settings: the URL and the bearer token (--token-file, else $PTXBENCH_SERVICE_TOKEN).
+result<service::client_settings> remote_settings(const candidate_options& opts) {
   service::client_settings cs;
   cs.url = opts.remote;
   auto token = client_token(opts.token_file);
   if (!token) return token.err();
   cs.token = *token;
+  return cs;
+}
+
+result<std::unique_ptr<service::service_client>> remote_client(const candidate_options& opts) {
+  auto cs = remote_settings(opts);
+  if (!cs) return cs.err();
+  return service::service_client::create(*cs);
+}
+
+// --remote: every candidate submitted to the service at once (each waits on its own thread), the
+// verdicts printed exactly as a local evaluation's.
+result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& opts, const std::vector<eval_request>& requests,
+                                                     std::vector<ordered_json>& records) {
+  auto settings = remote_settings(opts);
+  if (!settings) return settings.err();
+  const service::client_settings cs = *settings;
   if (auto probe = service::service_client::create(cs); !probe) return probe.err();
   std::vector<result<verdict>> out(requests.size(), make_error("not evaluated"));
   std::vector<std::thread> threads;
@@ -110,7 +143,8 @@ void add_candidate_options(CLI::App& cmd, candidate_options& opts) {
       ->required()
       ->default_str("");
   cmd.add_option("--task", opts.task, "task name (see `ptxbench tasks`); optional for a Solution JSON");
-  cmd.add_option("--target", opts.target, "target GPU: h100, h200 or b200")->capture_default_str();
+  cmd.add_option("--target", opts.target,
+                 "target GPU: h100, h200 or b200 (default: the local GPU's target; h200 where no GPU decides)");
   cmd.add_flag("--json", opts.json, "print the verdict as JSON (an array for several candidates)");
   cmd.add_option("--out", opts.out, "also write the JSON verdict(s) to this file")->each([&opts](const std::string&) {
     opts.out_given = true;
@@ -136,7 +170,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
   // The suite is loaded once per process; every request carries the task and target it resolved to.
   auto s = load_suite(ctx.suite_dir());
   if (!s) return report_error(s.err().message, exit_status::usage);
-  if (!s->find_target(opts.target)) {
+  if (!opts.target.empty() && !s->find_target(opts.target)) {
     std::vector<std::string> target_names;
     for (const auto& [name, t] : s->targets) target_names.push_back(name);
     return report_error(unknown_name_message("target", opts.target, target_names, "expected h100, h200 or b200"),
@@ -145,26 +179,49 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
   bool all_json = !opts.files.empty();
   for (const auto& f : opts.files) all_json = all_json && fs::path(f).extension() == ".json";
   if (opts.task.empty() && !all_json) return report_error("--task is required for a .cu or .py kernel", exit_status::usage);
-  if (!opts.task.empty())
-    if (auto p = resolve_evaluation(*s, opts.task, opts.target, run_on_gpu); !p)
-      return report_error(p.err().message, exit_status::usage);
-
+  if (!opts.task.empty() && !s->find_task(opts.task))  // the unknown-task message, whatever the target
+    return report_error(resolve_evaluation(*s, opts.task, opts.target, run_on_gpu).err().message, exit_status::usage);
+  // Every file is read and checked before anything is asked of the GPU: a bad file is a usage error
+  // on any machine.
+  std::vector<candidate_input> inputs;
+  for (const auto& file : opts.files) {
+    auto in = read_candidate(file, opts.task);
+    if (!in) return report_error(in.err().message, exit_status::usage);
+    inputs.push_back(std::move(*in));
+  }
   eval::pipeline_config config;
   config.root = ctx.root;
   config.cache_dir = ctx.cache_dir;
   config.cuda_root = ctx.cuda_root;
   config.compile_timeout_s = opts.compile_timeout_s;
   config.gpu = opts.gpu;
+  const bool local_gpu = run_on_gpu && opts.remote.empty();
+  if (local_gpu && opts.target.empty())
+    if (auto why = missing_gpu())
+      return report_error(*why + "; `ptxbench check` runs the CPU stages (gates, build, static SASS)", exit_status::infra);
+  result<std::string> chosen = make_error("");
+  if (!opts.remote.empty() && opts.target.empty()) {
+    // The service's own GPU decides, as it would for a submission that names no target.
+    auto client = remote_client(opts);
+    chosen = client ? service::served_target(**client) : result<std::string>(client.err());
+    if (!chosen) return report_error(chosen.err().message, exit_status::infra);
+  } else {
+    chosen = choose_target(*s, {opts.target, local_gpu, opts.gpu.device, eval::harness_path(config)});
+    if (!chosen) return report_error(chosen.err().message, exit_status::usage);
+  }
+  const std::string target_name = *chosen;
+  if (!opts.task.empty())
+    if (auto p = resolve_evaluation(*s, opts.task, target_name, run_on_gpu); !p)
+      return report_error(p.err().message, exit_status::usage);
+
   auto evaluator = eval::make_pipeline_evaluator(config);
 
   std::vector<eval_request> requests;
-  for (const auto& file : opts.files) {
-    auto candidate = load_candidate(file, *s, opts.task, opts.target);
-    if (!candidate) return report_error(candidate.err().message, exit_status::usage);
-    const std::string& task_name = opts.task.empty() ? candidate->definition : opts.task;
-    auto p = resolve_evaluation(*s, task_name, opts.target, run_on_gpu);
-    if (!p) return report_error(fmt::format("{}: {}", file, p.err().message), exit_status::usage);
-    requests.push_back({p->t, p->target, std::move(*candidate), run_on_gpu});
+  for (const auto& in : inputs) {
+    const std::string& task_name = opts.task.empty() ? in.sol->definition : opts.task;
+    auto p = resolve_evaluation(*s, task_name, target_name, run_on_gpu);
+    if (!p) return report_error(fmt::format("{}: {}", in.file, p.err().message), exit_status::usage);
+    requests.push_back({p->t, p->target, candidate_solution(in, *s, task_name, target_name), run_on_gpu});
   }
   std::vector<ordered_json> service_records(requests.size());
   std::vector<result<verdict>> verdicts;

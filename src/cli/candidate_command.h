@@ -15,7 +15,7 @@ namespace ptxbench::cli {
 struct candidate_options {
   std::vector<std::string> files;  ///< .cu kernels or Solution .json files
   std::string task;
-  std::string target = "h200";
+  std::string target;              ///< "" = the local GPU's target (cli/target_choice.h)
   bool json = false;
   std::string out;                 ///< also write the JSON here
   bool out_given = false;          ///< --out was on the command line (an empty --out is refused)

@@ -16,7 +16,17 @@ void add_eval_command(CLI::App& app, context& ctx) {
   cmd->add_option("--device", g.device, "CUDA device ordinal")->check(whole_number(0, 1023));
   cmd->add_option("--warmup", g.warmup, "untimed (reference, candidate) pairs before timing")
       ->check(whole_number(0, 100000));
-  cmd->add_option("--iterations", g.iterations, "timed (reference, candidate) pairs")->check(whole_number(1, 100000));
+  cmd->add_option("--iterations", g.iterations,
+                  "exactly this many timed (reference, candidate) pairs (default: adaptive, see --timing-ci)")
+      ->check(whole_number(1, 100000))
+      ->default_str("adaptive");
+  cmd->add_option("--min-pairs", g.min_pairs, "adaptive timing: at least this many pairs")->check(whole_number(5, 100000));
+  cmd->add_option("--timing-ci", g.timing_ci,
+                  "adaptive timing: sample pairs until the median speedup's 95% interval is within ± this share of it")
+      ->check(number_in(0.0001, 0.5));
+  cmd->add_option("--timing-cap", g.timing_cap_s,
+                  "adaptive timing: seconds of sampling before the verdict settles for the interval reached (it says so)")
+      ->check(positive_number(3600, "a number of seconds"));
   cmd->add_option("--input-sets", g.input_sets, "rotating input sets (0: enough for 2x L2, at least 3)")
       ->check(whole_number(0, 1000));
   cmd->add_option("--rule", g.rule, "correctness rule: allclose (|d| <= atol + rtol*|ref|) or upstream_and "

@@ -15,6 +15,8 @@
 #include "cli/agent_setup.h"
 #include "cli/commands.h"
 #include "cli/run_supervision_options.h"
+#include "cli/target_choice.h"
+#include "eval/harness_job.h"
 #include "eval/pipeline.h"
 #include "prompts/prompt_renderer.h"
 #include "prompts/variant_manifest.h"
@@ -25,7 +27,7 @@ namespace ptxbench::cli {
 namespace {
 
 struct run_args {
-  std::string model, models_file, base_url, out, target = "h200", history = "full", evaluator = "pipeline",
+  std::string model, models_file, base_url, out, target, history = "full", evaluator = "pipeline",
               language = "cuda";
   std::string evaluator_token_file;
   std::vector<std::string> tasks, variants = {"0", "1", "2"};
@@ -63,12 +65,24 @@ std::vector<std::string> canonical_argv(const run_args& a) {
   return argv;
 }
 
-exit_status run_command(const run_args& a, const context& ctx, const std::vector<std::string>& argv) {
+exit_status run_command(run_args a, const context& ctx) {
   if (auto st = check_output_dir(a.out, "--out"); !st) return report_error(st.err().message, exit_status::usage);
   if (auto st = check_output_dir(ctx.cache_dir.string(), ctx.cache_dir_named_by); !st)
     return report_error(st.err().message, exit_status::usage);
   auto tasks = load_suite(ctx.suite_dir());
   if (!tasks) return report_error(tasks.err().message, exit_status::usage);
+  // The target is resolved before the plan records the command, so a resumed run keeps it.
+  if (!a.target.empty() && !tasks->find_target(a.target)) {
+    std::vector<std::string> names;
+    for (const auto& [name, t] : tasks->targets) names.push_back(name);
+    return report_error(unknown_name_message("target", a.target, names, "expected h100, h200 or b200"), exit_status::usage);
+  }
+  const eval::pipeline_config probe_config;  // the harness beside this program, as the evaluator uses
+  const bool local_gpu = a.evaluator == "pipeline" && !a.cpu_only;
+  auto chosen = choose_target(*tasks, {a.target, local_gpu, 0, eval::harness_path(probe_config)});
+  if (!chosen) return report_error(chosen.err().message, exit_status::usage);
+  a.target = *chosen;
+  const std::vector<std::string> argv = canonical_argv(a);
   auto resolved = resolve_model_choice({a.model, a.models_file, a.base_url, a.stream}, ctx);
   if (!resolved) return report_error(resolved.err().message, exit_status::usage);
   auto* model = &resolved->spec;
@@ -188,7 +202,8 @@ void add_run_command(CLI::App& app, context& ctx) {
       ->default_str("");
   cmd->add_option("--out", args->out, "run directory (plan.json, trajectories/, summary.json); re-run to resume")
       ->required();
-  cmd->add_option("--target", args->target, "target GPU (suite/targets.json)")->capture_default_str();
+  cmd->add_option("--target", args->target,
+                  "target GPU (suite/targets.json; default: the local GPU's target, h200 where no GPU decides)");
   cmd->add_option("--language", args->language,
                   "the language the model writes: cuda (CUDA-PTX, kernel.cu) or triton (kernel.py, packs/triton)")
       ->check(CLI::IsMember({"cuda", "triton"}))
@@ -225,7 +240,7 @@ void add_run_command(CLI::App& app, context& ctx) {
   cmd->add_option("--fake-eval-delay-ms", args->fake_delay_ms, "fake evaluator: milliseconds per evaluation")
       ->check(whole_number(0, 3'600'000))
       ->group("");
-  cmd->callback([&ctx, args]() { ctx.exit = run_command(*args, ctx, canonical_argv(*args)); });
+  cmd->callback([&ctx, args]() { ctx.exit = run_command(*args, ctx); });
 }
 
 }  // namespace ptxbench::cli

@@ -59,11 +59,23 @@ std::string verdict_text(const verdict& v, const std::string& candidate_name, bo
     out += fmt::format("correctness: max_abs_error={:.4g} max_rel_error={:.4g} ({} trial(s), {} atol=rtol={:g})\n",
                        v.correctness->max_absolute_error, v.correctness->max_relative_error, v.correctness->trials,
                        v.correctness->rule, v.correctness->atol);
-  if (v.timing)
+  if (v.timing) {
+    const auto& tm = *v.timing;
+    std::string interval;
+    if (tm.pairs > 0 && tm.speedup_ci_high > 0) {
+      interval = fmt::format(", 95% interval {:.3f}-{:.3f} (±{:.2f}%)", tm.speedup_ci_low, tm.speedup_ci_high,
+                             100 * tm.speedup_ci_half_width);
+      if (tm.stopped == "time_cap")
+        interval += fmt::format(", wider than the ±{:g}% asked: the time cap stopped sampling", 100 * tm.ci_target_half_width);
+    }
     out += fmt::format("timing: candidate {:.4f} ms, {} {:.4f} ms (medians), speedup {:.3f}x (median of {} per-pair "
-                       "ratios)\n",
-                       v.timing->candidate.median_ms, v.timing->reference_name, v.timing->reference.median_ms,
-                       v.timing->speedup, v.timing->iterations);
+                       "ratios{})\n",
+                       tm.candidate.median_ms, tm.reference_name, tm.reference.median_ms, tm.speedup,
+                       tm.pairs > 0 ? tm.pairs : tm.iterations, interval);
+  }
+  if (v.measurement && v.measurement->exclusive())
+    out += fmt::format("measured with the GPU to itself: {:.2f} s held exclusively, {:.2f} s waited for it\n",
+                       v.measurement->exclusive_held_ms() / 1000, v.measurement->exclusive_waited_ms() / 1000);
   // The FlashInfer status is shown only where one applies (not for "built": nothing ran).
   auto status = v.status();
   out += fmt::format("verdict: {}{} — {}\n", outcome_name(d.outcome),

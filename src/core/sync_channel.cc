@@ -199,7 +199,6 @@ sync_channel::wait_result sync_channel::wait_go(uint32_t seq, const wait_options
 
 void sync_channel::signal_done(uint32_t seq) { m_page->done.store(seq, std::memory_order_release); }
 
-uint32_t sync_channel::go_value() const { return m_page ? m_page->go.load() : 0; }
 uint32_t sync_channel::done_value() const { return m_page ? m_page->done.load() : 0; }
 
 }  // namespace ptxbench

@@ -62,8 +62,7 @@ class sync_channel {
   /// Runner: publishes done = seq (a release store).
   void signal_done(uint32_t seq);
 
-  /// The current words, for diagnosis and tests.
-  [[nodiscard]] uint32_t go_value() const;
+  /// The current done word, for diagnosis and tests.
   [[nodiscard]] uint32_t done_value() const;
 
  private:

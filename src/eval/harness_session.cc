@@ -13,6 +13,8 @@
 #include "core/file_io.h"
 #include "core/line_channel.h"
 #include "core/spawn.h"
+#include "eval/static_stage.h"
+#include "eval/target_verdict.h"
 
 namespace ptxbench::eval {
 namespace fs = std::filesystem;
@@ -23,7 +25,7 @@ result<std::unique_ptr<harness_session>> harness_session::start(const task& t, c
   std::unique_ptr<harness_session> s(new harness_session());
   s->m_task = &t;
   s->m_target = &target;
-  s->m_job = make_harness_job(t, target, config);
+  s->m_job = make_harness_job(t, target, config, &s->m_triton_missing);
   s->m_candidate_deadline_s =
       limits.candidate_timeout_s > 0 ? limits.candidate_timeout_s : candidate_deadline_s(config.gpu, t);
   const fs::path harness = s->m_job.options.harness;
@@ -102,10 +104,37 @@ std::string harness_session::log_tail() const {
   return "harness log: " + last.substr(0, 300);
 }
 
+status harness_session::complete(const gpu_stage_result& r, gpu_candidate& c) const {
+  verdict& v = *c.v;
+  v.environment = verdict_environment(m_environment, m_job);
+  // Evidence that one harness served many candidates, and what setting the task up cost once.
+  v.environment["harness_session"] = {{"pid", m_pid}, {"setup_seconds", m_setup_s}, {"candidate", m_candidates}};
+  if (c.language == "triton") {
+    // A Triton candidate's build (Triton's JIT compile) and link gate (its kernels' provenance) are
+    // decided on the GPU host: those records replace the CPU side's placeholders.
+    for (const auto& s : r.stages)
+      v.stages.erase(std::remove_if(v.stages.begin(), v.stages.end(), [&](const stage_record& x) { return x.id == s.id; }),
+                     v.stages.end());
+  }
+  merge_into(r, v);
+  std::stable_sort(v.stages.begin(), v.stages.end(),
+                   [](const stage_record& a, const stage_record& b) { return a.id < b.id; });
+  if (v.decided.stage) mark_skipped_after(v.stages, *v.decided.stage, stage_id::dynamic_check);
+  if (c.language == "triton") {
+    // Triton compiled on the GPU: the static SASS check reads the cubins of the warm-up now.
+    if (auto st = run_static_sass_on_cubins(r.jit_cubins, *m_target, m_job.cuda_root, v); !st) return st;
+    v.environment["triton_kernels"] = r.jit_kernels;
+  }
+  decide_target_verdict(v);
+  return ok();
+}
+
 status harness_session::evaluate(gpu_candidate& c, const std::atomic<bool>* cancel) {
   if (!alive()) return make_error("the harness session is closed: " + m_closed_because);
+  if (c.language == "triton" && !m_job.triton)
+    return make_error("this host cannot run Triton candidates: " + m_triton_missing);
   ++m_candidates;
-  job_candidate jc = make_job_candidate(c, *m_target, std::to_string(m_candidates));
+  job_candidate jc = make_job_candidate(*c.built, c.symbol, c.language, *c.v, *m_target, std::to_string(m_candidates));
   auto fail = [&](const std::string& why) -> status {
     std::string tail = log_tail();
     close(why, false);
@@ -138,9 +167,8 @@ status harness_session::evaluate(gpu_candidate& c, const std::atomic<bool>* canc
   }
   auto r = gpu_stage_result_from_json(msg["result"]);
   if (!r) return fail(r.err().message);
-  if (r->decided.outcome == eval_outcome::infra_error) return fail(r->decided.message);
-  apply_gpu_result(*r, verdict_environment(m_environment, m_job), *c.v);
-  return ok();
+  if (r->decided.outcome == eval_outcome::infra_error) return fail(r->decided.message);  // infrastructure comes as an error line, never as a result
+  return complete(*r, c);
 }
 
 }  // namespace ptxbench::eval

@@ -1,12 +1,15 @@
 #pragma once
-// One trusted harness kept running for many candidates of one task (`ptxbench-harness --serve-fds`),
-// so a GPU worker of the evaluation service sets a task's baseline up once instead of once per
-// candidate. Each candidate still runs in a fresh, sandboxed runner process that the harness starts;
-// what stays alive is only the trusted side (the reference, the buffers, the input generator).
+// The one way anything reaches the trusted harness: a long-lived harness process for one task
+// (`ptxbench-harness --serve-fds`), set up once (baseline, buffers, input generator) and then given
+// candidates one at a time. `ptxbench eval`, the agent's evaluator and the service's GPU workers all
+// drive it (through eval/session_pool.h), for CUDA and Triton candidates alike. Each candidate still
+// runs in fresh, sandboxed runner processes that the harness starts; what stays alive is only the
+// trusted side.
 //
 // A session is one child process and two pipes. A harness that dies, hangs past the candidate's
-// deadline or reports an infrastructure failure ends the session (the caller starts a new one); the
-// candidate's own failures are verdicts and leave the session running.
+// deadline or reports an infrastructure failure ends the session with an error (the caller starts a
+// new one); an infrastructure failure is never a verdict. The candidate's own failures are verdicts
+// and leave the session running.
 
 #include <sys/types.h>
 
@@ -14,14 +17,23 @@
 #include <memory>
 #include <string>
 
+#include "build/build_stage.h"
 #include "core/json_check.h"
 #include "core/line_channel.h"
 #include "core/result.h"
-#include "eval/gpu_stage.h"
+#include "eval/harness_job.h"
 #include "eval/pipeline.h"
 #include "verdict/harness_protocol.h"
 
 namespace ptxbench::eval {
+
+/// One built candidate on its way to the GPU stages.
+struct gpu_candidate {
+  const build::build_result* built = nullptr;  ///< its shared object (CUDA) or stored kernel.py (Triton)
+  std::string symbol = "run";
+  verdict* v = nullptr;            ///< completed in place (its CPU stages are already there)
+  std::string language = "cuda";   ///< "cuda" | "triton"
+};
 
 struct session_limits {
   double setup_timeout_s = 900;    ///< baseline setup (autotuning, reference outputs)
@@ -38,10 +50,12 @@ class harness_session {
   harness_session(const harness_session&) = delete;
   harness_session& operator=(const harness_session&) = delete;
 
-  /// Runs the GPU stages for one built candidate and completes its verdict (like run_gpu_stages). An
-  /// error means the harness failed (died, hung, or reported an infrastructure failure) or `cancel`
-  /// turned true while it worked (the harness is stopped: a candidate cannot be abandoned halfway);
-  /// the session is closed afterwards and alive() is false.
+  /// Runs the GPU stages for one built candidate and completes its verdict: the harness's stages,
+  /// decision and measurement record, for a Triton candidate the static SASS of the kernels it
+  /// compiled, and the target verdict. An error means the harness failed (died, hung, or reported an
+  /// infrastructure failure) or `cancel` turned true while it worked (the harness is stopped: a
+  /// candidate cannot be abandoned halfway); the session is closed afterwards and alive() is false.
+  /// A Triton candidate on a host without the Triton runtime is an error that leaves the session open.
   status evaluate(gpu_candidate& candidate, const std::atomic<bool>* cancel = nullptr);
 
   [[nodiscard]] bool alive() const { return m_pid > 0; }
@@ -54,10 +68,13 @@ class harness_session {
   harness_session() = default;
   void close(const std::string& why, bool graceful);
   std::string log_tail() const;
+  /// Adds what the harness established for a candidate to its verdict (see evaluate).
+  status complete(const gpu_stage_result& r, gpu_candidate& c) const;
 
   const task* m_task = nullptr;
   const target_info* m_target = nullptr;
   harness_job m_job;
+  std::string m_triton_missing;  ///< why this host cannot run Triton candidates ("" when it can)
   double m_candidate_deadline_s = 0;
   pid_t m_pid = -1;
   int m_to = -1, m_from = -1;

@@ -54,7 +54,8 @@ solution solution_for_kernel_file(const std::string& file_name, const std::strin
                                   const target_info& target);
 
 /// The evaluator the CLI, the agent and the service use: runs the pipeline on resolved requests; in
-/// eval mode the GPU stages run through the trusted harness process (see gpu_stage.h).
+/// eval mode the GPU stages run through the trusted harness process, in long-lived sessions kept per
+/// task (eval/session_pool.h) across calls.
 std::unique_ptr<evaluator> make_pipeline_evaluator(const pipeline_config& config);
 
 }  // namespace ptxbench::eval

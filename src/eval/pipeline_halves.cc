@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "eval/coverage.h"
+#include "measure/coverage.h"
 #include "suite/trace.h"
 
 namespace ptxbench::eval {
@@ -19,7 +19,7 @@ void finish_check(verdict& v, const target_info& target) {
   }
   if (target.verification != "runtime")
     targets += fmt::format("; note: no {} GPU here, so {} is verified statically only", target.name, target.arch);
-  v.decided = {eval_outcome::built, std::nullopt, "built; " + targets, v.decided.log};
+  v.decided = {eval_outcome::built, std::nullopt, targets, v.decided.log};
 }
 
 void attach_trace(verdict& v, const task& t, const solution& s) {
@@ -68,7 +68,7 @@ status check(const eval_request& request) {
 }  // namespace
 
 void finish_verdict(verdict& v, const eval_request& request, const pipeline_config& config) {
-  apply_coverage(v, *request.t, *request.target, config.gpu.min_coverage);
+  measure::apply_coverage(v, *request.t, *request.target, config.gpu.min_coverage);
   attach_trace(v, *request.t, request.candidate);
 }
 
@@ -87,7 +87,7 @@ result<cpu_half> run_cpu_half(const eval_request& request, const pipeline_config
       finish_check(v, *request.target);
     } else if (request.target->verification != "runtime") {
       decide(v, stage_id::static_sass, eval_outcome::built,
-             fmt::format("built; no {} GPU is available here, so PTXBench verifies {} statically only "
+             fmt::format("no {} GPU is available here, so PTXBench verifies {} statically only "
                          "(compile + SASS); correctness, timing and the runtime check were not run",
                          request.target->name, request.target->arch));
     } else {

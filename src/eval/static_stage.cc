@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "verdict/stage_timer.h"
+#include "core/file_io.h"
 #include "sass/disassembler.h"
 #include "sass/sass_parser.h"
 #include "sass/static_check.h"
@@ -15,7 +15,19 @@ status run_static_sass_stage(const build::build_result& built, const target_info
   stage_timer timer(stage_id::static_sass);
   sass::disassembler_options opts;
   opts.cuda_root = cuda_root;
-  auto dis = sass::disassemble(built.shared_object, opts);
+  // The listing of a cached build is kept beside its object (the build cache's entry is
+  // content-addressed and checked on reuse): a cached evaluation does not run cuobjdump again.
+  const std::filesystem::path kept = built.dir.empty() ? std::filesystem::path() : built.dir / "sass.cuobjdump.txt";
+  sass::disassembly dis;
+  if (auto text = kept.empty() ? result<std::string>(make_error("")) : read_text_file(kept, opts.max_output_bytes);
+      text && !text->empty()) {
+    dis.state = sass::disassembly_state::ok;
+    dis.text = std::move(*text);
+    dis.tool_path = kept;
+  } else {
+    dis = sass::disassemble(built.shared_object, opts);
+    if (dis.ok() && !kept.empty()) (void)write_file_atomic(kept, dis.text);
+  }
   if (dis.state == sass::disassembly_state::tool_missing) {
     v.targets.verdict = target_verdict::deferred;
     v.targets.reason = "static SASS check deferred to the GPU host: no cuobjdump on this machine";

@@ -183,10 +183,10 @@ result<std::optional<build::build_result>> run_triton_cpu_stages(const task& t, 
         details));
   }
 
-  // link_gate: nothing native to link; the runner's checks stand in for it.
-  v.stages.push_back({stage_id::link_gate, stage_outcome::skipped, 0,
-                      "not applicable to Triton (no native object); at run time only kernels compiled from this "
-                      "candidate's Triton code may run (kernel provenance) and no vendor library may be mapped",
+  // link_gate: nothing native to link here; on the GPU host it is the kernels' provenance.
+  v.stages.push_back({stage_id::link_gate, stage_outcome::deferred, 0,
+                      "deferred to the GPU host: run() is captured there, and every kernel it launches must be "
+                      "recompiled from kernel.py to the same cubin (kernel provenance) before the launch plan is replayed",
                       nullptr});
 
   // static_sass: deferred to the GPU, where Triton writes the cubins.

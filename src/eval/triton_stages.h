@@ -7,10 +7,12 @@
 //   build        no nvcc: a byte-compile check of the file (compile(), never import) in a confined
 //                child process; the artifact is the source itself, stored content-addressed, and
 //                its sha256
-//   link_gate    not applicable (no native object); at run time the kernel-provenance check and
-//                the mapped-library check take its place
-//   static_sass  deferred: Triton compiles on the GPU; the cubins it writes during the warm-up are
-//                disassembled after the GPU stages (eval/gpu_stage.cc)
+//   link_gate    deferred: on the GPU host the harness captures run() in a sandbox, turns the capture
+//                into a launch plan and requires every kernel to recompile from kernel.py to the same
+//                cubin (kernel provenance, gpu/harness/stage_triton_plan.cc); the plan is then replayed
+//                by the C++ runner with no Python in the process
+//   static_sass  deferred: Triton compiles on the GPU; the verified cubins of the plan are
+//                disassembled after the GPU stages (eval/harness_session.cc)
 
 #include <filesystem>
 #include <optional>

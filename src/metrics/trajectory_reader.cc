@@ -219,17 +219,6 @@ result<trajectory> trajectory_from_json(const ordered_json& j, const std::string
   return out;
 }
 
-result<trajectory> read_trajectory(const fs::path& file, const std::string& exp_dir) {
-  auto text = read_text_file(file, k_max_trajectory_bytes);
-  if (!text) return text.err();
-  auto j = parse_json(*text, file.string());
-  if (!j) return j.err();
-  auto t = trajectory_from_json(*j, file.stem().string(), exp_dir);
-  if (!t) return t.err().with_context(file.string());
-  t->file = file.string();
-  return t;
-}
-
 result<run_data> read_run_dir(const fs::path& dir) {
   const fs::path folder = dir / "trajectories";
   std::error_code ec;

@@ -39,9 +39,6 @@ struct trajectory {
 /// may repeat a turn number: the agent retries that turn).
 result<trajectory> trajectory_from_json(const ordered_json& j, const std::string& id, const std::string& exp_dir);
 
-/// Reads one trajectory file; errors are prefixed with the file path.
-result<trajectory> read_trajectory(const std::filesystem::path& file, const std::string& exp_dir);
-
 struct run_data {
   std::string dir;                       ///< as given; becomes every record's exp_dir
   std::vector<trajectory> trajectories;  ///< sorted by file name

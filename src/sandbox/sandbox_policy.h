@@ -30,6 +30,12 @@ struct resource_limits {
   uint64_t open_files = 1024;                ///< RLIMIT_NOFILE (raised to what is already open + 64 when lower)
   uint64_t file_size_bytes = 256ull << 20;   ///< RLIMIT_FSIZE: also caps the runner's log (its stdout)
   bool no_core_dumps = true;                 ///< RLIMIT_CORE = 0
+  /// RLIMIT_CPU in seconds of CPU time (0: not set). For a process that only computes, such as the
+  /// trusted Triton recompile; the runner's calls have the harness's deadlines instead.
+  uint64_t cpu_seconds = 0;
+  /// RLIMIT_DATA in bytes (0: not set): the process's writable private memory (heap, anonymous
+  /// mappings). Not RLIMIT_AS, which would count the CUDA driver's large PROT_NONE reservations.
+  uint64_t data_bytes = 0;
 };
 
 struct sandbox_policy {
@@ -61,7 +67,7 @@ struct sandbox_policy {
   std::vector<std::string> required = {"no_new_privs", "seccomp", "rlimits"};
 
   /// Protections switched off on purpose, to find which one a GPU host or tool trips over
-  /// (bench/sandbox_probe_h200.sh): "seccomp", "landlock", "network_namespace", "capabilities".
+  /// (bench/eval/sandbox_probe.sh): "seccomp", "landlock", "network_namespace", "capabilities".
   /// Never for an evaluation; the report lists each as off and as a weakening.
   std::vector<std::string> disabled;
 };
@@ -70,7 +76,7 @@ struct sandbox_policy {
 /// system and CUDA libraries (/usr, /lib, /lib64, /etc for ld.so.cache, /opt, cuda_root),
 /// /proc/self (as /proc/<pid>), the runner's own binary (/proc/self/exe), /proc/driver/nvidia, and
 /// /sys (the driver reads PCI and NUMA data).
-/// Found by reading the CUDA driver's file accesses; bench/sandbox_probe_h200.sh re-checks them on
+/// Found by reading the CUDA driver's file accesses; bench/eval/sandbox_probe.sh re-checks them on
 /// a GPU host.
 std::vector<std::filesystem::path> default_read_paths(const std::filesystem::path& candidate_so,
                                                       const std::filesystem::path& cuda_root);

@@ -39,7 +39,11 @@ std::string kernel_base_name(std::string_view name) {
   }
   std::string_view base = name.substr(0, end);
   if (last_space != std::string_view::npos && last_space < end) base = base.substr(last_space + 1);
-  return std::string(trim(base));
+  // The demangler spells an anonymous namespace "(anonymous namespace)", Nsight Compute "<unnamed>":
+  // one spelling, so a kernel in an anonymous namespace matches itself.
+  std::string out(trim(base));
+  for (auto at = out.find(anon); at != std::string::npos; at = out.find(anon, at)) out.replace(at, anon.size(), "<unnamed>");
+  return out;
 }
 
 bool same_kernel(const std::string& mangled, std::string_view printed) {

@@ -52,7 +52,8 @@ std::string demangle(const std::string& mangled);
 
 /// The qualified function name without return type and parameter list, for matching names printed
 /// by different tools: "void ns::gemm<128>(float const*)" and "ns::gemm<128>(const float *)" both
-/// give "ns::gemm<128>". Best effort: template arguments must be spelled the same way.
+/// give "ns::gemm<128>"; an anonymous namespace is "<unnamed>" whichever way the tool spelled it
+/// ("(anonymous namespace)" or "<unnamed>"). Best effort: template arguments must be spelled the same way.
 std::string kernel_base_name(std::string_view demangled);
 
 /// True when a mangled SASS function name and a name printed by Nsight Compute or

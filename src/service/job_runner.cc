@@ -9,11 +9,11 @@
 
 #include <fmt/format.h>
 
-#include "agent/fake_evaluator.h"
+#include "eval/fake_evaluator.h"
 #include "build/toolchain.h"
 #include "core/file_io.h"
 #include "core/process.h"
-#include "eval/gpu_stage.h"
+#include "eval/triton_stages.h"
 #include "eval/pipeline_halves.h"
 #include "service/artifact_bundle.h"
 #include "service/environment.h"
@@ -114,7 +114,7 @@ queue::worker_callbacks pipeline_cpu_callbacks(const suite& tasks, const eval::p
 }
 
 gpu_job_runner::gpu_job_runner(const suite& tasks, eval::pipeline_config base, int max_sessions)
-    : m_tasks(tasks), m_base(std::move(base)), m_max_sessions(std::max(1, max_sessions)) {
+    : m_tasks(tasks), m_base(std::move(base)), m_sessions(max_sessions) {
   m_base.gpu.harness = default_harness(m_base);
 }
 
@@ -170,60 +170,29 @@ result<run_outcome> gpu_job_runner::run(const job& j, const std::string& artifac
   auto v = verdict_from_json(*cpu_doc);
   if (!v) return v.err().with_context("artifact verdict");
   // The object lands in a content-addressed folder of this host; the runner loads it from there.
-  fs::path so = m_base.cache_dir / "service" / "artifacts" / j.artifact_sha256 / "candidate.so";
+  // A Triton candidate's artifact is its kernel.py, which the Triton runner imports under that name.
+  fs::path so = m_base.cache_dir / "service" / "artifacts" / j.artifact_sha256 /
+                (eval::is_triton(d->candidate) ? "kernel.py" : "candidate.so");
   if (!fs::exists(so))
     if (auto st = write_file_atomic(so, parts->shared_object); !st) return st.err().with_context("storing the artifact");
   build::build_result built;
   built.outcome = build::build_outcome::built;
   built.shared_object = so;
 
-  const auto& g = d->config.gpu;
-  std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", d->t->name, d->target->name, d->t->tol.atol, d->t->tol.rtol,
-                                g.sanitize, g.sanitizer_tools, g.dynamic_check, g.call_timeout_s, g.sanitize_timeout_s,
-                                g.profile_timeout_s);
-  auto found = m_sessions.find(key);
-  if (found == m_sessions.end() || !found->second.session->alive()) {
-    if (found != m_sessions.end()) m_sessions.erase(found);
-    while (static_cast<int>(m_sessions.size()) >= m_max_sessions) {
-      auto oldest = m_sessions.begin();
-      for (auto it = m_sessions.begin(); it != m_sessions.end(); ++it)
-        if (it->second.last_used < oldest->second.last_used) oldest = it;
-      m_sessions.erase(oldest);  // its harness exits
-    }
-    session_entry entry;
-    entry.t = std::move(d->t);
-    auto started = eval::harness_session::start(*entry.t, *d->target, d->config);
-    d->t = std::make_unique<task>(*entry.t);
-    if (!started) {
-      if (auto p = probe(); !p) {
-        m_unhealthy = p.err().message;
-        return run_outcome{"", std::nullopt, "GPU unusable: " + m_unhealthy};
-      }
-      return started.err().with_context("starting the harness");
-    }
-    entry.session = std::move(*started);
-    found = m_sessions.emplace(key, std::move(entry)).first;
-  }
-  found->second.last_used = ++m_clock;
-  eval::gpu_candidate c{&built, d->candidate.entry_symbol(), &*v};
-  if (auto st = found->second.session->evaluate(c, &cancelled); !st) {
-    m_sessions.erase(found);
-    if (!cancelled) {
+  const bool triton = eval::is_triton(d->candidate);
+  eval::gpu_candidate c{&built, d->candidate.entry_symbol(), &*v, triton ? "triton" : "cuda"};
+  if (auto st = m_sessions.evaluate(*d->t, *d->target, d->config, c, &cancelled); !st) {
+    // A harness that failed may have lost its GPU: then the job goes back without penalty and this
+    // worker reports itself unhealthy; otherwise the failure is the job's, retried by the queue.
+    if (!cancelled)
       if (auto p = probe(); !p) {
         m_unhealthy = p.err().message;
         return run_outcome{"", std::nullopt, "GPU lost: " + m_unhealthy};
       }
-    }
     return st.err();
   }
-  const auto& session = *found->second.session;
-  queue::run_environment env = gpu_environment(session.environment());
+  queue::run_environment env = gpu_environment(m_sessions.last()->environment());
   eval::finish_verdict(*v, d->request(), d->config);
-  // Evidence that one harness served many candidates (and what setting the task up cost once).
-  if (v->environment.is_object())
-    v->environment["harness_session"] = {{"pid", session.pid()},
-                                         {"setup_seconds", session.setup_seconds()},
-                                         {"candidate", session.candidates()}};
   return run_outcome{to_json(*v).dump(), env, std::nullopt};
 }
 
@@ -241,7 +210,7 @@ queue::worker_callbacks fake_callbacks(const suite& tasks, const fake_options& o
   auto evaluate = [&tasks, options](const job& j, bool gpu_half) -> result<verdict> {
     auto d = decode_job(j, tasks, {});
     if (!d) return d.err();
-    auto ev = agent::make_fake_evaluator(gpu_half ? options.delay_ms : options.cpu_delay_ms);
+    auto ev = eval::make_fake_evaluator(gpu_half ? options.delay_ms : options.cpu_delay_ms);
     auto request = d->request();
     request.run_on_gpu = gpu_half;
     return ev->evaluate(request);

@@ -2,7 +2,7 @@
 // What a worker does with a leased job, for both roles and both evaluators:
 //   - pipeline: the CPU half of PTXBench's pipeline (gate, build, link gate, static SASS) on a CPU
 //     worker, the GPU half in a long-lived harness per task on a GPU worker (eval/harness_session.h);
-//   - fake (tests only): agent::make_fake_evaluator's made-up verdicts, split the same way, with
+//   - fake (tests only): eval::make_fake_evaluator's made-up verdicts, split the same way, with
 //     markers a test uses to inject trouble (docs/service.md, "Testing").
 // Both return queue::worker_callbacks for run_worker (service/worker_loop.h). A candidate's failure
 // is a verdict; an error is infrastructure and the queue retries it.
@@ -13,7 +13,7 @@
 #include <mutex>
 #include <string>
 
-#include "eval/harness_session.h"
+#include "eval/session_pool.h"
 #include "eval/pipeline.h"
 #include "queue/worker_loop.h"
 #include "suite/task.h"
@@ -56,18 +56,9 @@ class gpu_job_runner {
 
  private:
   result<queue::run_outcome> run(const queue::job& j, const std::string& artifact, const std::atomic<bool>& cancelled);
-  struct session_entry {
-    std::unique_ptr<task> t;  ///< the session's task (outlives the session)
-    std::unique_ptr<eval::harness_session> session;
-    uint64_t last_used = 0;
-  };
-
   const suite& m_tasks;
   eval::pipeline_config m_base;
-  int m_max_sessions;
-  std::map<std::string, session_entry> m_sessions;
-  uint64_t m_clock = 0;
-  std::mutex m_mutex;
+  eval::session_pool m_sessions;
   std::string m_unhealthy;  ///< "" when healthy
   int64_t m_last_probe_ms = 0;
 };

@@ -1,9 +1,12 @@
 #include "service/remote_evaluator.h"
 
+#include <set>
+
 #include <chrono>
 #include <random>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "suite/trace.h"
 #include "verdict/verdict_json.h"
@@ -83,6 +86,23 @@ result<ordered_json> evaluate_remotely(service_client& client, const solution& c
     }
   }
   return make_error("the service kept losing the task");
+}
+
+result<std::string> served_target(service_client& client) {
+  auto reply = client.get("/health", 30);
+  if (!reply) return reply.err().with_context("asking the service which GPUs it has");
+  const ordered_json& doc = reply->body;
+  if (reply->status != 200 || !doc.is_object() || !doc.contains("workers"))
+    return make_error(fmt::format("the service's /health answered {} without a worker list", reply->status));
+  std::set<std::string> kinds;
+  for (const auto& w : doc["workers"])
+    if (w.value("role", "") == "gpu" && w.value("alive", true))
+      for (const auto& k : w.value("gpu_kinds", ordered_json::array()))
+        if (k.is_string()) kinds.insert(k.get<std::string>());
+  if (kinds.empty()) return make_error("the service has no live GPU worker to name a target; pass --target");
+  if (kinds.size() > 1)
+    return make_error(fmt::format("the service's GPU workers serve {}; pass --target", fmt::join(kinds, " and ")));
+  return *kinds.begin();
 }
 
 std::unique_ptr<evaluator> make_remote_evaluator(client_settings settings, remote_options options) {

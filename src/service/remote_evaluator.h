@@ -33,6 +33,11 @@ struct remote_options {
 result<ordered_json> evaluate_remotely(service_client& client, const solution& candidate, bool run_on_gpu,
                                        const remote_options& options);
 
+/// The target a service evaluates a submission that names none for: the one kind its live GPU
+/// workers serve (/health's gpu_kinds). An error when they serve several (pass --target), none are
+/// registered, or the service cannot be asked.
+result<std::string> served_target(service_client& client);
+
 /// An evaluator over HTTP; thread-safe (each call makes its own connections).
 std::unique_ptr<evaluator> make_remote_evaluator(client_settings settings, remote_options options);
 

@@ -22,11 +22,6 @@ std::string host_name() {
   return buf;
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 /// Opens a store, waiting out a database that is still starting (or restarting).
 std::unique_ptr<queue::job_store> open_patiently(const worker_settings& s, const std::atomic<bool>& stop) {
   bool said = false;
@@ -41,14 +36,6 @@ std::unique_ptr<queue::job_store> open_patiently(const worker_settings& s, const
 }
 
 }  // namespace
-
-result<std::string> target_for_gpu(const suite& tasks, const std::string& gpu_model) {
-  for (const auto& [name, t] : tasks.targets)
-    if (t.gpu_name == gpu_model) return name;
-  for (const auto& [name, t] : tasks.targets)
-    if (lower(gpu_model).find(name) != std::string::npos) return name;
-  return make_error(fmt::format("GPU '{}' is none of the suite's targets (suite/targets.json); pass --targets", gpu_model));
-}
 
 int run_workers(const worker_settings& s, const suite& tasks, const std::atomic<bool>& stop) {
   const std::string prefix = s.id_prefix.empty() ? host_name() : s.id_prefix;
@@ -99,12 +86,12 @@ int run_workers(const worker_settings& s, const suite& tasks, const std::atomic<
         }
         env = *probed;
         if (targets.empty()) {
-          auto t = target_for_gpu(tasks, env.gpu_model);
+          auto t = tasks.target_for_gpu(env.gpu_model);
           if (!t) {
-            std::fprintf(stderr, "ptxbench worker: %s\n", t.err().message.c_str());
+            std::fprintf(stderr, "ptxbench worker: %s; pass --targets\n", t.err().message.c_str());
             return 2;
           }
-          targets = {*t};
+          targets = {(*t)->name};
         }
         sl.callbacks = sl.runner->callbacks();
       }

@@ -34,7 +34,4 @@ struct worker_settings {
 /// Runs until stop is set; returns 0, or 2 for a configuration that cannot run (printed on stderr).
 int run_workers(const worker_settings& settings, const suite& tasks, const std::atomic<bool>& stop);
 
-/// The suite target whose GPU this is ("NVIDIA H200" → h200), or an error naming the GPU.
-result<std::string> target_for_gpu(const suite& tasks, const std::string& gpu_model);
-
 }  // namespace ptxbench::service

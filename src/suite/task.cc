@@ -1,6 +1,7 @@
 #include "suite/task.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -21,6 +22,26 @@ const task* suite::find_task(const std::string& name) const {
 const target_info* suite::find_target(const std::string& name) const {
   auto it = targets.find(name);
   return it == targets.end() ? nullptr : &it->second;
+}
+
+result<const target_info*> suite::target_for_gpu(const std::string& gpu_model) const {
+  for (const auto& [name, t] : targets)
+    if (t.gpu_name == gpu_model) return &t;
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : gpu_model + " ") {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!word.empty()) {
+      words.push_back(word);
+      word.clear();
+    }
+  }
+  for (const auto& [name, t] : targets)
+    if (std::find(words.begin(), words.end(), name) != words.end()) return &t;
+  std::string names;
+  for (const auto& [name, t] : targets) names += (names.empty() ? "" : ", ") + name + " (" + t.gpu_name + ")";
+  return make_error("GPU '" + gpu_model + "' is none of the suite's targets: " + names);
 }
 
 static std::size_t edit_distance(const std::string& a, const std::string& b) {

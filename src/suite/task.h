@@ -58,6 +58,10 @@ struct suite {
 
   [[nodiscard]] const task* find_task(const std::string& name) const;
   [[nodiscard]] const target_info* find_target(const std::string& name) const;
+  /// The target whose GPU this is: the one whose gpu_name is exactly the model the driver reports
+  /// ("NVIDIA H100 80GB HBM3" → h100), else the one whose name is a word of the model ("NVIDIA H100
+  /// PCIe" → h100; "NVIDIA GH200" is none). An error names the GPU and the suite's targets.
+  [[nodiscard]] result<const target_info*> target_for_gpu(const std::string& gpu_model) const;
 };
 
 /// Loads suite/targets.json, suite/tasks.json and every definition and workload they name, and

@@ -11,7 +11,7 @@
 //                          [--candidate PATH]
 //
 // Prints "CASE NAME: works" or "CASE NAME: FAILED at STEP: what", preceded by one line per step
-// and the sandbox report. Exit status 0 when the case works. bench/sandbox_probe_h200.sh runs the
+// and the sandbox report. Exit status 0 when the case works. bench/eval/sandbox_probe.sh runs the
 // cases. (Not a test binary: it needs a GPU, and is run by hand or by that script.)
 #include <dlfcn.h>
 #include <fcntl.h>

@@ -12,7 +12,13 @@ struct gpu_options {
   std::filesystem::path harness;        ///< ptxbench-harness executable (default: beside ptxbench)
   int device = 0;
   int warmup = 10;                      ///< untimed calls before timing
-  int iterations = 50;                  ///< timed (reference, candidate) pairs
+  /// Timed (reference, candidate) pairs: 0 = adaptive (sample until the median speedup's 95%
+  /// interval is within ±timing_ci of it, at least min_pairs, at most timing_cap_s of sampling);
+  /// N > 0 = exactly N pairs (the fixed protocol).
+  int iterations = 0;
+  int min_pairs = 20;
+  double timing_ci = 0.0025;            ///< target relative half-width of the speedup's interval
+  double timing_cap_s = 1.5;            ///< seconds of sampling before the stage settles for the interval it has
   int input_sets = 0;                   ///< rotating input sets; 0 = enough to exceed 2x L2 (min 3)
   std::string rule = "allclose";        ///< "allclose" (|d| <= atol + rtol*|ref|) or "upstream_and"
   bool sanitize = true;                 ///< compute-sanitizer memcheck before correctness
@@ -36,6 +42,11 @@ struct gpu_options {
   /// --min-coverage: target-correct also needs a required family to have done this share of the
   /// task's work (eval/coverage.h); nullopt = the paper's rule. Applied by the orchestrator.
   std::optional<double> min_coverage;
+  /// Where this host's GPU leases live (gpu/harness/device_lease.h); empty: $PTXBENCH_GPU_LOCK_DIR,
+  /// else /tmp/ptxbench-gpu-locks. Every harness that shares a GPU must use the same folder.
+  std::filesystem::path lease_dir;
+  /// How long a stage waits for the GPU's lease before the evaluation fails as infrastructure.
+  double lease_timeout_s = 900;
 };
 
 }  // namespace ptxbench

@@ -5,12 +5,13 @@
 #include "verdict/verdict_json.h"
 
 namespace ptxbench {
-namespace {
-
-ordered_json options_json(const gpu_options& o) {
+ordered_json to_json(const gpu_options& o) {
   return {{"device", o.device},
           {"warmup", o.warmup},
           {"iterations", o.iterations},
+          {"min_pairs", o.min_pairs},
+          {"timing_ci", o.timing_ci},
+          {"timing_cap_s", o.timing_cap_s},
           {"input_sets", o.input_sets},
           {"rule", o.rule},
           {"sanitize", o.sanitize},
@@ -23,14 +24,21 @@ ordered_json options_json(const gpu_options& o) {
           {"jit_timeout_s", o.jit_timeout_s},
           {"seed", o.seed},
           {"timing_channel", o.timing_channel},
-          {"tamper_check", o.tamper_check}};
+          {"tamper_check", o.tamper_check},
+          {"lease_dir", o.lease_dir.string()},
+          {"lease_timeout_s", o.lease_timeout_s}};
 }
+
+namespace {
 
 gpu_options options_from(const ordered_json& j) {
   gpu_options o;
   o.device = j.value("device", 0);
   o.warmup = j.value("warmup", 10);
-  o.iterations = j.value("iterations", 50);
+  o.iterations = j.value("iterations", 0);
+  o.min_pairs = j.value("min_pairs", 20);
+  o.timing_ci = j.value("timing_ci", 0.0025);
+  o.timing_cap_s = j.value("timing_cap_s", 1.5);
   o.input_sets = j.value("input_sets", 0);
   o.rule = j.value("rule", "allclose");
   o.sanitize = j.value("sanitize", true);
@@ -44,6 +52,8 @@ gpu_options options_from(const ordered_json& j) {
   o.seed = j.value("seed", uint64_t{0});
   o.timing_channel = j.value("timing_channel", "shared_memory");
   o.tamper_check = j.value("tamper_check", true);
+  o.lease_dir = j.value("lease_dir", "");
+  o.lease_timeout_s = j.value("lease_timeout_s", 900.0);
   return o;
 }
 
@@ -80,7 +90,8 @@ ordered_json to_json(const job_candidate& c) {
           {"symbol", c.symbol},
           {"required_families", c.required_families},
           {"static_present", c.static_present},
-          {"static_known", c.static_known}};
+          {"static_known", c.static_known},
+          {"kernels", c.kernels}};
 }
 
 result<job_candidate> job_candidate_from_json(const ordered_json& c) {
@@ -95,6 +106,7 @@ result<job_candidate> job_candidate_from_json(const ordered_json& c) {
     jc.required_families = c.value("required_families", std::vector<std::string>{});
     jc.static_present = c.value("static_present", true);
     jc.static_known = c.value("static_known", false);
+    jc.kernels = c.value("kernels", std::vector<std::string>{});
     return jc;
   } catch (const std::exception& e) {
     return make_error(std::string("malformed harness candidate: ") + e.what());
@@ -114,7 +126,7 @@ ordered_json to_json(const harness_job& job) {
                      {"tolerance", {{"atol", job.tol.atol}, {"rtol", job.tol.rtol}}},
                      {"correctness_trials", job.correctness_trials}}},
                    {"candidates", cands},
-                   {"options", options_json(job.options)},
+                   {"options", to_json(job.options)},
                    {"runner", job.runner.string()},
                    {"cuda_root", job.cuda_root.string()},
                    {"cache_dir", job.cache_dir.string()},
@@ -124,7 +136,8 @@ ordered_json to_json(const harness_job& job) {
   if (job.triton)
     j["triton"] = {{"python", job.triton->python.string()},
                    {"runner", job.triton->runner.string()},
-                   {"helper", job.triton->helper.string()}};
+                   {"helper", job.triton->helper.string()},
+                   {"recompiler", job.triton->recompiler.string()}};
   return j;
 }
 
@@ -159,7 +172,7 @@ result<harness_job> harness_job_from_json(const ordered_json& j) {
     if (j.contains("triton") && !j["triton"].is_null()) {
       const auto& tr = j["triton"];
       job.triton = triton_runtime{tr.at("python").get<std::string>(), tr.at("runner").get<std::string>(),
-                                  tr.at("helper").get<std::string>()};
+                                  tr.at("helper").get<std::string>(), tr.value("recompiler", std::string())};
     }
     if (j.contains("physical_floor")) {
       auto floor = floor_inputs_from_json(j["physical_floor"]);
@@ -179,6 +192,7 @@ ordered_json to_json(const gpu_stage_result& r) {
   j["correctness"] = r.correctness ? to_json(*r.correctness) : ordered_json(nullptr);
   j["timing"] = r.timing ? to_json(*r.timing) : ordered_json(nullptr);
   write_runtime_counts(r.dynamic, j);
+  j["measurement"] = to_json(r.measurement);
   j["sandbox"] = r.sandbox;
   if (!r.jit_cubins.empty() || !r.jit_kernels.empty()) {
     ordered_json cubins = ordered_json::array();
@@ -202,6 +216,7 @@ result<gpu_stage_result> gpu_stage_result_from_json(const ordered_json& j) {
     if (j.contains("correctness") && j["correctness"].is_object()) r.correctness = correctness_from_json(j["correctness"]);
     if (j.contains("timing") && j["timing"].is_object()) r.timing = timing_from_json(j["timing"]);
     r.dynamic = read_runtime_counts(j);
+    if (j.contains("measurement") && j["measurement"].is_object()) r.measurement = measurement_from_json(j["measurement"]);
     if (j.contains("sandbox") && !j["sandbox"].is_null()) {
       if (!j["sandbox"].is_object()) return make_error("harness result: sandbox must be an object");
       r.sandbox = j["sandbox"];
@@ -220,6 +235,7 @@ void merge_into(const gpu_stage_result& r, verdict& v) {
   v.correctness = r.correctness;
   v.timing = r.timing;
   v.targets.dynamic = r.dynamic;
+  if (!r.measurement.holds.empty()) v.measurement = r.measurement;
   if (!r.sandbox.empty()) {
     if (!v.environment.is_object()) v.environment = ordered_json::object();
     v.environment["sandbox"] = r.sandbox;

@@ -28,9 +28,17 @@ struct job_candidate {
   bool static_present = true;              ///< false: the static check found no required family
   bool static_known = false;               ///< false: no disassembler ran (deferred)
   /// "cuda": shared_object is the built .so, loaded by ptxbench-runner; "triton": shared_object is
-  /// the stored kernel.py, imported by the Python runner (harness_job::triton).
+  /// the stored kernel.py, captured by the Python runner (harness_job::triton) and then replayed;
+  /// "plan" (inside the harness only): shared_object is a verified launch plan the C++ runner replays.
   std::string language = "cuda";
+  /// The candidate's own kernels (CUDA: the functions of its built object, from the static SASS):
+  /// only their instructions count in the dynamic check. Empty: unknown (every kernel but the
+  /// runner's own marker counts). A Triton candidate's are its plan's, which the harness knows.
+  std::vector<std::string> kernels;
 };
+
+/// The GPU options as the harness job carries them (every field the harness applies).
+ordered_json to_json(const gpu_options& o);
 
 ordered_json to_json(const job_candidate& c);
 result<job_candidate> job_candidate_from_json(const ordered_json& j);
@@ -46,13 +54,15 @@ struct floor_inputs {
 ordered_json to_json(const floor_inputs& in);
 result<floor_inputs> floor_inputs_from_json(const ordered_json& j);
 
-/// How the harness starts a runner for a Triton candidate (src/gpu/runner_py): the GPU host's
-/// python3 (with torch and Triton) runs the bootstrap script, which loads the helper library (the
-/// sandbox, CUPTI and CUDA IPC, in C++) before it imports the candidate.
+/// How the harness handles a Triton candidate (src/gpu/runner_py): the GPU host's python3 (with torch
+/// and Triton) runs the capture — the bootstrap script, which loads the helper library (the sandbox
+/// and the stream capture, in C++) before it imports the candidate — and, separately, the trusted
+/// recompile of the kernels the capture names.
 struct triton_runtime {
   std::filesystem::path python;   ///< python3
   std::filesystem::path runner;   ///< src/gpu/runner_py/ptxbench_triton_runner.py
   std::filesystem::path helper;   ///< libptxbench_runner_py.so
+  std::filesystem::path recompiler;  ///< src/gpu/runner_py/triton_recompile.py (trusted: never imports kernel.py)
 };
 
 struct harness_job {
@@ -85,15 +95,16 @@ struct gpu_stage_result {
   std::vector<stage_record> stages;
   std::optional<correctness_summary> correctness;
   std::optional<timing_summary> timing;
+  measurement_lease measurement;  ///< the device lease's holds of this candidate's stages
   runtime_counts dynamic;
   /// The sandbox of every runner process started for the candidate, by process ("plain",
-  /// "sanitize-memcheck", "profile"): the runner's report (each layer "active", with the "reason"
+  /// "sanitize-memcheck", "profile"; a Triton candidate's "capture" and "recompile"): the runner's report (each layer "active", with the "reason"
   /// where it is off) or {"applied": null, "reason"} where none came (docs/sandbox.md, "Reporting").
   /// Kept as the runner's JSON: the verdict records it, nothing here interprets it.
   ordered_json sandbox = ordered_json::object();
   /// Triton: the cubins the candidate's warm-up compiled (copied out of its runner's scratch before
   /// the runner stopped) and the kernels they define. The orchestrator runs the static SASS check
-  /// on them (eval/gpu_stage.cc). Empty for CUDA candidates and when the runner compiled nothing.
+  /// on them (eval/harness_session.cc). Empty for CUDA candidates and when no plan was verified.
   std::vector<std::filesystem::path> jit_cubins;
   std::vector<std::string> jit_kernels;
 };

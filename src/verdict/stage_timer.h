@@ -13,8 +13,11 @@ class stage_timer {
 
   /// The stage's record, with the time elapsed since construction.
   [[nodiscard]] stage_record finish(stage_outcome outcome, std::string summary, ordered_json details = nullptr) const {
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-    return {m_id, outcome, s, std::move(summary), std::move(details)};
+    return {m_id, outcome, seconds(), std::move(summary), std::move(details)};
+  }
+  /// Seconds since construction.
+  [[nodiscard]] double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
   }
 
  private:

@@ -297,6 +297,9 @@ ordered_json to_json(const timing_summary& tm) {
   return {{"method", tm.method}, {"warmup", tm.warmup}, {"iterations", tm.iterations},
           {"candidate", stats_json(tm.candidate)}, {"reference", stats_json(tm.reference)},
           {"speedup", tm.speedup}, {"speedup_p10", tm.speedup_p10}, {"speedup_p90", tm.speedup_p90},
+          {"speedup_ci", {{"low", tm.speedup_ci_low}, {"high", tm.speedup_ci_high}, {"half_width", tm.speedup_ci_half_width},
+                          {"target_half_width", tm.ci_target_half_width}, {"confidence", 0.95}}},
+          {"pairs", tm.pairs}, {"stopped", tm.stopped},
           {"reference_name", tm.reference_name}, {"wallclock_disagreed", tm.wallclock_disagreed},
           {"candidate_wall_median_ms", tm.candidate_wall_median_ms}, {"input_sets", tm.input_sets},
           {"l2_flush_bytes", tm.l2_flush_bytes}, {"sm_clock_mhz", tm.sm_clock_mhz},
@@ -313,6 +316,15 @@ timing_summary timing_from_json(const ordered_json& t) {
   ts.speedup = t.value("speedup", 0.0);
   ts.speedup_p10 = t.value("speedup_p10", 0.0);
   ts.speedup_p90 = t.value("speedup_p90", 0.0);
+  if (t.contains("speedup_ci") && t["speedup_ci"].is_object()) {
+    const auto& ci = t["speedup_ci"];
+    ts.speedup_ci_low = ci.value("low", 0.0);
+    ts.speedup_ci_high = ci.value("high", 0.0);
+    ts.speedup_ci_half_width = ci.value("half_width", 0.0);
+    ts.ci_target_half_width = ci.value("target_half_width", 0.0);
+  }
+  ts.pairs = t.value("pairs", 0);
+  ts.stopped = t.value("stopped", "");
   ts.reference_name = t.value("reference_name", "");
   ts.wallclock_disagreed = t.value("wallclock_disagreed", false);
   ts.candidate_wall_median_ms = t.value("candidate_wall_median_ms", 0.0);
@@ -321,6 +333,51 @@ timing_summary timing_from_json(const ordered_json& t) {
   ts.sm_clock_mhz = t.value("sm_clock_mhz", std::vector<double>{});
   if (t.contains("physical_floor") && t["physical_floor"].is_object()) ts.floor = floor_from(t["physical_floor"]);
   return ts;
+}
+
+bool measurement_lease::exclusive() const {
+  bool any = false;
+  for (const auto& h : holds) {
+    if (h.stage != "timing" && h.stage != "dynamic_check") continue;
+    if (!h.exclusive) return false;
+    any = true;
+  }
+  return any;
+}
+
+double measurement_lease::exclusive_waited_ms() const {
+  double ms = 0;
+  for (const auto& h : holds)
+    if (h.exclusive) ms += h.waited_ms;
+  return ms;
+}
+
+double measurement_lease::exclusive_held_ms() const {
+  double ms = 0;
+  for (const auto& h : holds)
+    if (h.exclusive) ms += h.held_ms;
+  return ms;
+}
+
+ordered_json to_json(const measurement_lease& m) {
+  ordered_json holds = ordered_json::array();
+  for (const auto& h : m.holds)
+    holds.push_back({{"stage", h.stage}, {"exclusive", h.exclusive}, {"waited_ms", h.waited_ms}, {"held_ms", h.held_ms}});
+  return {{"exclusive", m.exclusive()},
+          {"device", m.device},
+          {"lease_dir", m.lease_dir},
+          {"exclusive_waited_ms", m.exclusive_waited_ms()},
+          {"exclusive_held_ms", m.exclusive_held_ms()},
+          {"holds", holds}};
+}
+
+measurement_lease measurement_from_json(const ordered_json& j) {
+  measurement_lease m;
+  m.device = j.value("device", "");
+  m.lease_dir = j.value("lease_dir", "");
+  for (const auto& h : j.value("holds", ordered_json::array()))
+    m.holds.push_back({h.value("stage", ""), h.value("exclusive", false), h.value("waited_ms", 0.0), h.value("held_ms", 0.0)});
+  return m;
 }
 
 void write_runtime_counts(const runtime_counts& r, ordered_json& j) {
@@ -416,6 +473,7 @@ ordered_json to_json(const verdict& v) {
   j["target_instructions"] = targets_json(v.targets);
   j["correctness"] = v.correctness ? to_json(*v.correctness) : ordered_json(nullptr);
   j["timing"] = v.timing ? to_json(*v.timing) : ordered_json(nullptr);
+  j["measurement"] = v.measurement ? to_json(*v.measurement) : ordered_json(nullptr);
   j["environment"] = v.environment;
   j["trace"] = v.flashinfer_trace ? to_json(*v.flashinfer_trace) : ordered_json(nullptr);
   return j;
@@ -442,6 +500,7 @@ result<verdict> verdict_from_json(const ordered_json& j) {
       v.targets = targets_from(j["target_instructions"]);
     if (j.contains("correctness") && j["correctness"].is_object()) v.correctness = correctness_from_json(j["correctness"]);
     if (j.contains("timing") && j["timing"].is_object()) v.timing = timing_from_json(j["timing"]);
+    if (j.contains("measurement") && j["measurement"].is_object()) v.measurement = measurement_from_json(j["measurement"]);
     v.environment = j.contains("environment") ? j["environment"] : ordered_json(nullptr);
     if (j.contains("trace") && j["trace"].is_object()) {
       auto t = trace_from_json(j["trace"], "trace");

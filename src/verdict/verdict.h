@@ -167,6 +167,13 @@ struct timing_summary {
   latency_stats candidate, reference;
   double speedup = 0;       ///< median over pairs of reference_span / candidate_span
   double speedup_p10 = 0, speedup_p90 = 0;
+  /// The 95% confidence interval of the median per-pair speedup (distribution-free), its relative
+  /// half-width, and why sampling stopped: "converged" (within the target), "time_cap" (the interval
+  /// is what the cap allowed), "max_pairs", or "fixed" (--iterations).
+  double speedup_ci_low = 0, speedup_ci_high = 0, speedup_ci_half_width = 0;
+  double ci_target_half_width = 0;
+  int pairs = 0;
+  std::string stopped;
   std::string reference_name;  ///< e.g. "cuBLASLt 13.1 algo 3 (autotuned over 8)"
   bool wallclock_disagreed = false;  ///< the candidate span was below the trusted wall-clock bound
   double candidate_wall_median_ms = 0;
@@ -174,6 +181,27 @@ struct timing_summary {
   double l2_flush_bytes = 0;
   std::vector<double> sm_clock_mhz;  ///< before and after
   std::optional<physical_floor> floor;  ///< every timed call was above it; nullopt = the task or target has no floor
+};
+
+/// One stage's hold on the GPU's lease (gpu/harness/device_lease.h).
+struct lease_hold {
+  std::string stage;       ///< the stage that held it ("timing", "dynamic_check", "sanitize", "correctness")
+  bool exclusive = false;  ///< exclusive (a measuring stage) or shared
+  double waited_ms = 0;    ///< waiting for the lease
+  double held_ms = 0;      ///< holding it
+};
+
+/// How the GPU stages had the device: each stage that used the GPU held the physical GPU's lease —
+/// exclusive while measuring (timing, the dynamic check's profiled call), so that nothing else of
+/// PTXBench ran on that GPU meanwhile; shared otherwise. A lease that cannot be had is an
+/// infrastructure failure, never a measurement without it.
+struct measurement_lease {
+  std::string device;      ///< the physical GPU ("GPU-<uuid>"), whatever index a process sees it under
+  std::string lease_dir;   ///< where the host's leases live
+  std::vector<lease_hold> holds;
+  [[nodiscard]] bool exclusive() const;        ///< a measuring stage ran, and every one held the exclusive lease
+  [[nodiscard]] double exclusive_waited_ms() const;
+  [[nodiscard]] double exclusive_held_ms() const;  ///< the candidate's exclusive GPU time
 };
 
 enum class eval_mode { check, eval };
@@ -200,6 +228,7 @@ struct verdict {
   target_instructions targets;
   std::optional<correctness_summary> correctness;
   std::optional<timing_summary> timing;
+  std::optional<measurement_lease> measurement;  ///< how the GPU stages had the device; nullopt = no GPU stage ran
   ordered_json environment;  ///< GPU, driver, CUDA, library versions, clocks (object or null)
   std::optional<trace> flashinfer_trace;
 

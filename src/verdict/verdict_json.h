@@ -25,6 +25,9 @@ correctness_summary correctness_from_json(const ordered_json& j);
 ordered_json to_json(const timing_summary& t);
 timing_summary timing_from_json(const ordered_json& j);
 
+ordered_json to_json(const measurement_lease& m);
+measurement_lease measurement_from_json(const ordered_json& j);
+
 /// The runtime counts' fields, written flat into `j` (dynamic_counts, dynamic_per_kernel, ...,
 /// dynamic_coverage_evidence).
 void write_runtime_counts(const runtime_counts& r, ordered_json& j);

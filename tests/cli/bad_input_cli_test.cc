@@ -111,7 +111,15 @@ TEST_F(BadInputCli, NumericOptionsAreCheckedWithShortMessages) {
       {{"fixit", "repair", path("mined"), "--out", path("o"), "--model", "replay:" + replay(), "--eval-retries", "-1"},
        2, "ptxbench: --eval-retries: expected a whole number from 0 to 100, got '-1'"},
       {{"fixit", "pairs", path("repairs"), "--out", path("o"), "--min-speedup", "nan"}, 2,
-       "ptxbench: --min-speedup: expected a number from 0 to 1000000, got 'nan'"},
+       "ptxbench: --min-speedup: expected off or a number from 0 to 1000000, got 'nan'"},
+      {{"fixit", "mine", path("runs"), "--out", path("o"), "--cap-rule", "proportional"}, 2,
+       "ptxbench: --cap-rule: expected one of upstream, every-stratum, got 'proportional'"},
+      {{"kernelgen", "collect", path("runs"), "--out", path("o"), "--speedup-above", "-1"}, 2,
+       "ptxbench: --speedup-above: expected off or a number from 0 to 1000000, got '-1'"},
+      {{"fixit", "reason", path("pairs"), "--out", path("o"), "--model", "replay:" + replay(), "--top-p", "1.5"},
+       2, "ptxbench: --top-p: expected a number from 0 to 1, got '1.5'"},
+      {{"sft", "export", path("reasoning"), "--format", "fixit", "--out", path("o"), "--kernel-fence", "c"}, 2,
+       "ptxbench: --kernel-fence: expected one of cpp, cuda, got 'c'"},
       {{"fixit", "reason", path("pairs"), "--out", path("o"), "--model", "replay:" + replay(), "--max-attempts", "0"},
        2, "ptxbench: --max-attempts: expected a whole number from 1 to 100, got '0'"},
       {{"kernelgen", "collect", path("runs"), "--out", path("o"), "--cap-per-definition", "-1"}, 2,
@@ -330,12 +338,12 @@ TEST_F(BadInputCli, CommandLineHelpForNewcomers) {
   auto eval_help = run_cli({"eval", "--help"});
   EXPECT_EQ(eval_help.exit_code, 0);
   for (const char* shown : {"--input-sets INT:0..1000=0", "--seed UINT:0..2^64-1=0", "--warmup INT:0..100000=10",
-                            "--iterations INT:1..100000=50", "--call-timeout FLOAT:seconds=30",
+                            "--iterations INT:1..100000=adaptive", "--timing-cap FLOAT:>0=1.5", "--call-timeout FLOAT:seconds=30",
                             "--min-coverage FLOAT:0..1=off", "--compile-timeout FLOAT:seconds=180"})
     EXPECT_NE(eval_help.out.find(shown), std::string::npos) << shown << "\n" << eval_help.out;
   auto run_help = run_cli({"run", "--help"});
   for (const char* shown : {"--turns INT:1..1000=8", "--seed UINT:0..2^64-1=0", "--variants TEXT=[0,1,2]",
-                            "--target TEXT=h200", "--history TEXT=full", "--target-speedup FLOAT:>0=1.2"})
+                            "--target TEXT ", "--history TEXT=full", "--target-speedup FLOAT:>0=1.2"})
     EXPECT_NE(run_help.out.find(shown), std::string::npos) << shown << "\n" << run_help.out;
   auto show = run_cli({"tasks", "show", k_task, "--json"});
   ASSERT_EQ(show.exit_code, 0) << show.err;

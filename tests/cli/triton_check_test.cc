@@ -53,7 +53,7 @@ TEST(TritonCheck, GemmIsBuiltWithStaticSassDeferredToTheGpu) {
   EXPECT_EQ(stage(v, "source_gate")["outcome"], "passed");
   EXPECT_EQ(stage(v, "build")["outcome"], "passed");
   EXPECT_EQ(stage(v, "build")["details"]["kind"], "python byte-compile");
-  EXPECT_EQ(stage(v, "link_gate")["outcome"], "skipped");
+  EXPECT_EQ(stage(v, "link_gate")["outcome"], "deferred");
   EXPECT_EQ(stage(v, "static_sass")["outcome"], "deferred");
   EXPECT_EQ(stage(v, "static_sass")["summary"], "Triton compiles on the GPU; checked after warm-up");
   EXPECT_EQ(v["target_instructions"]["verdict"], "deferred");
@@ -159,7 +159,7 @@ TEST(TritonCheck, EveryExampleEndsAsItsManifestSaysTheCpuStagesCanTell) {
     }
     ++checked;
   }
-  EXPECT_GE(checked, 13);
+  EXPECT_GE(checked, 14);
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ TEST(SyncChannel, RoundTripsInOrder) {
   }
   EXPECT_EQ(wait_exit(child), 0);
   std::sort(us.begin(), us.end());
-  // Informational (2 shared cores here; the H200 host's numbers are in bench/trusted_timing_h200.sh).
+  // Informational (2 shared cores here; the H200 host's numbers are in bench/eval/trusted_timing.sh).
   std::printf("round trip on this machine: p50 %.1f us, p90 %.1f us, p99 %.1f us\n", us[n / 2], us[n * 9 / 10],
               us[n * 99 / 100]);
   EXPECT_EQ(h->done_value(), n);

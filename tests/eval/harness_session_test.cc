@@ -1,12 +1,13 @@
 // The long-lived harness session (eval/harness_session.h) against a stand-in harness that speaks the
 // protocol without a GPU (fake_harness/fake_harness.py): one setup for many candidates, verdicts
-// completed like run_gpu_stages does, and a harness that dies, hangs, reports an infrastructure
+// completed (stages, decision, measurement record, target verdict), and a harness that dies, hangs, reports an infrastructure
 // failure or cannot set up ends the session with an error instead of a verdict.
 #include <gtest/gtest.h>
 
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
 
 #include "eval/harness_session.h"
 #include "suite/task.h"
@@ -107,6 +108,64 @@ TEST(HarnessSession, ASetupFailureIsReportedAndLeavesNoProcess) {
   auto session = harness_session::start(broken, *f.target, f.config);
   ASSERT_FALSE(session);
   EXPECT_NE(session.err().message.find("no CUDA device (fake)"), std::string::npos) << session.err().message;
+}
+
+TEST(HarnessSession, TheVerdictRecordsHowTheMeasuringStagesHadTheGpu) {
+  session_fixture f;
+  auto session = harness_session::start(*f.t, *f.target, f.config);
+  ASSERT_TRUE(session) << session.err().message;
+  auto v = run_one(**session, f, "run");
+  ASSERT_TRUE(v) << v.err().message;
+  ASSERT_TRUE(v->measurement.has_value());
+  EXPECT_TRUE(v->measurement->exclusive());
+  EXPECT_EQ(v->measurement->device, "GPU-fake");
+  EXPECT_DOUBLE_EQ(v->measurement->exclusive_waited_ms(), 1.5);
+}
+
+TEST(HarnessSession, ATritonCandidateWithoutTheTritonRuntimeIsAnErrorThatLeavesTheSessionOpen) {
+  session_fixture f;
+  f.config.root = testing::repo_root();  // the fake harness has no libptxbench_runner_py.so beside it
+  auto session = harness_session::start(*f.t, *f.target, f.config);
+  ASSERT_TRUE(session) << session.err().message;
+  verdict v;
+  v.mode = eval_mode::eval;
+  v.targets.required_families = f.target->required_families;
+  gpu_candidate c{&f.built, "run", &v, "triton"};
+  auto st = (*session)->evaluate(c);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.err().message.find("cannot run Triton candidates"), std::string::npos) << st.err().message;
+  EXPECT_NE(st.err().message.find("libptxbench_runner_py.so not found"), std::string::npos) << st.err().message;
+  EXPECT_TRUE((*session)->alive());
+  EXPECT_TRUE(run_one(**session, f, "run")) << "CUDA candidates still run";
+}
+
+TEST(HarnessSession, ATritonCandidateGoesThroughTheSameSessionAsACudaOne) {
+  session_fixture f;
+  // A harness folder with the Triton runner's helper library beside the (fake) harness.
+  auto dir = f.config.cache_dir / "bin";
+  fs::create_directories(dir);
+  fs::copy_file(f.config.gpu.harness, dir / "fake_harness.py");
+  { std::ofstream(dir / "libptxbench_runner_py.so") << "stand-in"; }
+  f.config.gpu.harness = dir / "fake_harness.py";
+  f.config.root = testing::repo_root();
+  f.config.python = "/usr/bin/python3";
+  auto session = harness_session::start(*f.t, *f.target, f.config);
+  ASSERT_TRUE(session) << session.err().message;
+  for (const char* language : {"triton", "cuda", "triton"}) {
+    verdict v;
+    v.mode = eval_mode::eval;
+    v.targets.required_families = f.target->required_families;
+    gpu_candidate c{&f.built, "run", &v, language};
+    ASSERT_TRUE((*session)->evaluate(c));
+    EXPECT_EQ(v.outcome(), eval_outcome::passed);
+    EXPECT_NE(v.decided.message.find(std::string("(") + language + ")"), std::string::npos) << v.decided.message;
+    if (std::string(language) == "triton") {
+      const stage_record* sass = v.stage(stage_id::static_sass);
+      ASSERT_NE(sass, nullptr) << "a Triton candidate's static SASS check runs after the GPU stages";
+      EXPECT_EQ(sass->outcome, stage_outcome::deferred) << sass->summary;
+    }
+  }
+  EXPECT_EQ((*session)->candidates(), 3);
 }
 
 TEST(HarnessSession, AMissingHarnessIsAnError) {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "eval/gpu_stage.h"
+#include "eval/target_verdict.h"
 
 namespace ptxbench::eval {
 namespace {

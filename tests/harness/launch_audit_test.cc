@@ -3,7 +3,7 @@
 // harness's decision (eval/measurement_audit.h) reads.
 #include <gtest/gtest.h>
 
-#include "eval/measurement_audit.h"
+#include "measure/measurement_audit.h"
 #include "gpu/common/launch_audit.h"
 
 namespace ptxbench::gpu {
@@ -67,7 +67,7 @@ TEST(LaunchAudit, CapturedLaunchesNeedNoRecordButTheGraphLaunchDoes) {
   EXPECT_EQ(j["captured_launches"], 2);
   EXPECT_EQ(j["graph_launches"], 1);
   EXPECT_EQ(j["unrecorded"], 0);
-  EXPECT_FALSE(eval::judge_call_audit(true, j).has_value());
+  EXPECT_FALSE(measure::judge_call_audit(true, j).has_value());
   EXPECT_EQ(audit_json(seen, {})["unrecorded"], 1);  // the graph's kernels left no record
 }
 
@@ -88,11 +88,11 @@ TEST(LaunchAudit, TheDecoyPatternReadsAsTamperingOnTheHarnessSide) {
   seen.marker_before = seen.marker_after = seen.marker_after_counted = seen.callbacks_enabled = true;
   auto j = audit_json(seen, {41});
   EXPECT_EQ(j["unrecorded"], 1);
-  auto verdict = eval::judge_call_audit(true, j);
+  auto verdict = measure::judge_call_audit(true, j);
   ASSERT_TRUE(verdict.has_value());
   EXPECT_NE(verdict->find("1 of 2 kernel launch(es)"), std::string::npos) << *verdict;
   // The honest call: both recorded.
-  EXPECT_FALSE(eval::judge_call_audit(true, audit_json(seen, {40, 41})).has_value());
+  EXPECT_FALSE(measure::judge_call_audit(true, audit_json(seen, {40, 41})).has_value());
 }
 
 TEST(LaunchAudit, ACorrelationSchemeTheRunnerDoesNotKnowFallsBackToCounting) {
@@ -105,7 +105,7 @@ TEST(LaunchAudit, ACorrelationSchemeTheRunnerDoesNotKnowFallsBackToCounting) {
   auto j = audit_json(seen, {900, 901});
   EXPECT_EQ(j["matching"], "count");
   EXPECT_EQ(j["unrecorded"], 0);
-  EXPECT_FALSE(eval::judge_call_audit(true, j).has_value());
+  EXPECT_FALSE(measure::judge_call_audit(true, j).has_value());
   // Fewer records than launches: still tampering.
   seen.kernel_records_in_call = 1;
   EXPECT_EQ(audit_json(seen, {900})["unrecorded"], 2);
@@ -123,7 +123,7 @@ TEST(LaunchAudit, TheAuditObjectRoundTripsThroughTheHarnessReader) {
   seen.launches_outside_calls = 2;
   seen.marker_before = true;
   auto j = audit_json(seen, {});
-  auto back = eval::call_audit_from_json(j);
+  auto back = measure::call_audit_from_json(j);
   ASSERT_TRUE(back.ok()) << back.err().message;
   EXPECT_EQ(back->launches, 6);
   EXPECT_EQ(back->graph_launches, 1);

@@ -67,6 +67,40 @@ TEST_F(RunnerClient, TheSharedPageTimesTheCall) {
   }
 }
 
+TEST_F(RunnerClient, BeforeSetupRunsAfterHelloAndBeforeTheRunnerIsSetUp) {
+  // The Triton capture takes the GPU's lease here: after the runner's start-up, before its setup.
+  runner_client c;
+  int calls = 0;
+  bool setup_seen_before = true;
+  auto r = start(c, "work_1ms", true, [&](runner_launch& l) {
+    l.before_setup = [&] {
+      ++calls;
+      setup_seen_before = fs::exists(c.scratch() / "setup-received");
+    };
+  });
+  ASSERT_EQ(r.outcome, call_outcome::ok);
+  EXPECT_EQ(calls, 1);
+  EXPECT_FALSE(setup_seen_before) << "the hook ran after the runner was set up";
+  EXPECT_TRUE(fs::exists(c.scratch() / "setup-received"));
+  EXPECT_EQ(c.call({}, 10).outcome, call_outcome::ok);
+}
+
+TEST_F(RunnerClient, AFailingBeforeSetupStopsTheStart) {
+  runner_client c;
+  runner_launch l;
+  l.runner = PTXBENCH_FAKE_RUNNER;
+  l.work_dir = m_dir;
+  l.shared_object = m_dir / "candidate.so";
+  l.symbol = "work_1ms";
+  l.sandbox = false;
+  l.startup_timeout_s = 20;
+  l.before_setup = [] { throw std::runtime_error("the GPU stayed busy"); };
+  EXPECT_THROW((void)c.start(l), std::runtime_error);
+  EXPECT_FALSE(fs::exists(c.scratch() / "setup-received"));
+  c.stop();
+  EXPECT_FALSE(c.alive());
+}
+
 TEST_F(RunnerClient, TheConfirmationRunsAfterDoneAndInsideTheInterval) {
   runner_client c;
   ASSERT_EQ(start(c, "work_20ms").outcome, call_outcome::ok);

@@ -34,7 +34,8 @@ serve_hooks counting_hooks(int* setups) {
     ++*setups;
     return ordered_json{{"environment", {{"gpu", "FAKE"}}}, {"baseline", "fake baseline"}};
   };
-  h.evaluate = [](const job_candidate& c) {
+  h.evaluate = [](const job_candidate& c) -> result<gpu_stage_result> {
+    if (c.symbol == "infra") return make_error("the harness failed: CUDA out of memory (fake)");
     gpu_stage_result r;
     r.id = c.id;
     r.decided = {c.symbol == "bad" ? eval_outcome::runtime_error : eval_outcome::passed, std::nullopt, "fake " + c.id, ""};
@@ -80,10 +81,29 @@ TEST(HarnessServeLoop, AFailedSetupIsReportedAndEndsTheHarness) {
   pipes p;
   serve_hooks h;
   h.setup = []() -> result<ordered_json> { return make_error("no CUDA device"); };
-  h.evaluate = [](const job_candidate&) { return gpu_stage_result{}; };
+  h.evaluate = [](const job_candidate&) -> result<gpu_stage_result> { return gpu_stage_result{}; };
   EXPECT_EQ(serve_candidates(p.to_harness[0], p.from_harness[1], h), 1);
   line_reader from(p.from_harness[0]);
   EXPECT_EQ(read_json(from)["error"], "no CUDA device");
+}
+
+TEST(HarnessServeLoop, AnInfrastructureFailureIsAnErrorNotAResultAndEndsTheHarness) {
+  pipes p;
+  int setups = 0;
+  auto done = std::async(std::launch::async, [&] {
+    return serve_candidates(p.to_harness[0], p.from_harness[1], counting_hooks(&setups));
+  });
+  line_reader from(p.from_harness[0]);
+  (void)read_json(from);
+  job_candidate c;
+  c.id = "1";
+  c.shared_object = "/x/candidate.so";
+  c.symbol = "infra";
+  ASSERT_TRUE(write_line(p.to_harness[1], ordered_json{{"candidate", to_json(c)}}.dump()));
+  auto answer = read_json(from);
+  EXPECT_FALSE(answer.contains("result")) << answer.dump();
+  EXPECT_EQ(answer.value("error", ""), "the harness failed: CUDA out of memory (fake)");
+  EXPECT_EQ(done.get(), 1);
 }
 
 TEST(HarnessServeLoop, AMalformedRequestIsReportedAndEndsTheHarness) {

@@ -109,7 +109,7 @@ TEST_F(ReportBrowser, UpstreamReportLoadsCleanAndRenders) {
 }
 
 // A run where nothing ran on a GPU: the banner that says so is in the rendered page, above the
-// flat charts (bench/report_screenshots.sh commits this screenshot as bench/results/cpu/report_cpu_only.png).
+// flat charts (bench/cpu/report_screenshots.sh commits this screenshot as bench/results/cpu/report_cpu_only.png).
 TEST_F(ReportBrowser, CpuOnlyRunShowsItsBanner) {
   input_spec spec;
   spec.run_dirs = {testing_runs::run_cpu_only()};

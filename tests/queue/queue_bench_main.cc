@@ -1,4 +1,4 @@
-// ptxbench-queue-bench: how much the durable queue costs (bench/service_queue_bench.sh runs it).
+// ptxbench-queue-bench: how much the durable queue costs (bench/service/queue_bench.sh runs it).
 //  1. Throughput with 1, 2 and 4 fake GPU worker processes whose "GPU work" is a fixed sleep, so
 //     the scaling measures the queue's overhead (lease, heartbeats, artifact fetch, completion), not
 //     this machine's cores. Measured on the store's clock: first GPU lease to last completion.

@@ -152,6 +152,14 @@ def make_triton(root):
             return "ptxas-12.8-90"
 
     compiler.make_backend = Backend
+    # What the capture mode's bootstrap uses: a decorator, a compile of a trivial kernel before the
+    # sandbox (recorded in triton.calls), and the knobs holding the compile hook.
+    triton.jit = lambda fn: fn
+    language = types.ModuleType("triton.language")
+    triton.language = language
+    compiler_pkg.ASTSource = lambda fn, signature, constexprs, attrs: ("ASTSource", fn.__name__, signature)
+    triton.compile = lambda src, target=None, options=None: triton.calls.append(("compile", src[1]))
+    triton.knobs = types.SimpleNamespace(runtime=types.SimpleNamespace(jit_post_compile_hook=None))
     errors = types.ModuleType("triton.compiler.errors")
 
     class CompilationError(Exception):
@@ -171,7 +179,7 @@ def make_triton(root):
     os.chmod(ptxas, stat.S_IRWXU)
     backends.nvidia = nvidia
     triton.backends = backends
-    modules = {"triton": triton, "triton.runtime": runtime, "triton.compiler": compiler_pkg,
+    modules = {"triton": triton, "triton.runtime": runtime, "triton.compiler": compiler_pkg, "triton.language": language,
                "triton.compiler.compiler": compiler, "triton.compiler.errors": errors, "triton.backends": backends,
                "triton.backends.nvidia": nvidia}
     return triton, modules
@@ -271,6 +279,17 @@ class Helper:
     def sync_wait_go(self, seq, liveness_fd):
         self.calls.append(("sync_wait_go", seq, liveness_fd))
         return 0 if Helper.page.wait("go", seq) else 2
+
+    def capture_begin(self, stream):
+        """Stream capture: from here the fake device records launches instead of running them."""
+        self.calls.append(("capture_begin", stream, len(self.torch.launched)))
+        self.capture_from = len(self.torch.launched)
+
+    def capture_end(self, stream):
+        self.calls.append(("capture_end", stream))
+        kernels = self.torch.launched[self.capture_from:]
+        return {"nodes": [{"kind": "kernel", "function": "1", "name": k, "grid": [1, 1, 1], "block": [128, 1, 1],
+                           "shared_bytes": 0, "cluster": [1, 1, 1], "cooperative": False, "params": []} for k in kernels]}
 
     def sync_signal_done(self, seq):
         # What had launched when the harness's clock stopped: the call's kernels must be among them.

@@ -164,3 +164,42 @@ class InstallTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LauncherBuildTest(unittest.TestCase):
+    """The C compiler runs only Triton's launcher build (compile_helper.validate_c_compile)."""
+
+    def setUp(self):
+        self.scratch = os.path.realpath(tempfile.mkdtemp())
+        self.cc = "/usr/bin/gcc"
+        self.triton_dir = "/opt/venv/lib/python3.12/site-packages/triton"
+        self.read = [self.triton_dir, "/usr/include/python3.12", "/usr/lib/x86_64-linux-gnu"]
+
+    def check(self, argv):
+        return ch.validate_command(argv, {"/ptxas"}, self.scratch, {os.path.realpath(self.cc)}, self.read)
+
+    def tritons(self):
+        tmp = os.path.join(self.scratch, "tmpabc")
+        return [self.cc, os.path.join(tmp, "main.c"), "-O3", "-shared", "-fPIC", "-Wno-psabi", "-o",
+                os.path.join(tmp, "cuda_launcher.cpython-312-x86_64-linux-gnu.so"), "-lcuda",
+                f"-L{self.triton_dir}/backends/nvidia/lib", "-L/usr/lib/x86_64-linux-gnu",
+                f"-I{self.triton_dir}/backends/nvidia/include", f"-I{tmp}", "-I/usr/include/python3.12"]
+
+    def test_tritons_launcher_build_is_accepted(self):
+        self.assertIsNone(self.check(self.tritons()))
+        # Triton 3.6 names the driver library by file (seen on an H100 host); a path is still refused.
+        by_file = [a if a != "-lcuda" else "-l:libcuda.so.1" for a in self.tritons()]
+        self.assertIsNone(self.check(by_file))
+        self.assertIsNotNone(self.check(self.tritons() + ["-l:/tmp/evil.so"]))
+
+    def test_anything_that_could_run_code_outside_the_sandbox_is_refused(self):
+        for extra in ("-fplugin=evil.so", "-fplugin=./evil.so", "-B/tmp", "-wrapper", "-specs=x", "@args",
+                      "-Wl,-plugin,evil.so", "-fdump-tree-all", "-I/etc", "-L/home", "-xc"):
+            argv = self.tritons() + [extra]
+            self.assertIsNotNone(self.check(argv), extra)
+        two_sources = self.tritons() + [os.path.join(self.scratch, "b.c")]
+        self.assertIsNotNone(self.check(two_sources))
+        out_elsewhere = self.tritons()
+        out_elsewhere[7] = "/tmp/evil.so"
+        self.assertIsNotNone(self.check(out_elsewhere))
+        self.assertIsNotNone(self.check(["/usr/bin/ld", "x"]), "another program")

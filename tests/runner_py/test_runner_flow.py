@@ -324,5 +324,29 @@ class RunnerFlowTest(unittest.TestCase):
         self.assertIn("do not hold shape", prepared["error"])
 
 
+    def test_capture_mode_compiles_before_the_sandbox_and_writes_what_run_launched(self):
+        ready = self.setup_runner(mode="capture", timing=False)
+        self.assertEqual(ready.get("type"), "ready", ready)
+        helper = fakes.Helper.instances[-1]
+        self.assertIn(("compile", "_ptxbench_warm"), self.triton.calls, "LLVM's one-time set-up before the sandbox")
+        self.assertIsNotNone(helper.policy, "the sandbox is on when the candidate is imported")
+        self.assertIsInstance(self.triton.knobs.runtime.jit_post_compile_hook, runner_module.capture.CompileRecorder)
+        tensors = self.buffers()
+        prepared, done = self.call(tensors)  # the warm-up runs the candidate for real, then the call is captured
+        self.assertEqual(done.get("ok"), True, done)
+        self.assertTrue(any(c[0] == "capture_begin" for c in helper.calls))
+        self.assertTrue(any(c[0] == "capture_end" for c in helper.calls))
+        import json
+        with open(os.path.join(self.scratch, "capture-1.json")) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["format"], "ptxbench.triton-capture/1")
+        bases = [fakes.Helper.handles[t["handle"]] + 256 for t in tensors]
+        self.assertEqual([t["ptr"] for t in doc["tensors"]], bases)
+        self.assertEqual([n["name"] for n in doc["nodes"]], ["copy_kernel"], "only the captured call's launch")
+        self.assertEqual(doc["kernels"], [], "the fake compiles nothing through Triton's JIT")
+        prepared, done = self.call(tensors, nonce=2)
+        self.assertTrue(os.path.exists(os.path.join(self.scratch, "capture-2.json")))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -192,7 +192,7 @@ namespace ptxbench::sandbox::testing {
 namespace {
 
 TEST(SandboxNetwork, ADisabledFilterIsReportedAndLetsSocketsThrough) {
-  // Diagnosis only (bench/sandbox_probe_h200.sh bisects with it); shows the filter is what refuses.
+  // Diagnosis only (bench/eval/sandbox_probe.sh bisects with it); shows the filter is what refuses.
   sandbox_dirs d;
   auto p = test_policy(d);
   p.disabled = {"seccomp"};

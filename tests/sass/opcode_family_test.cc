@@ -2,7 +2,7 @@
 
 #include "sass/opcode_family.h"
 #include "core/file_io.h"
-#include "eval/sanitizer_report.h"
+#include "measure/sanitizer_report.h"
 #include "sass/sass_parser.h"
 #include "test_support.h"
 
@@ -86,7 +86,7 @@ TEST(OpcodeFamily, DocsListTheTables) {
     }
     EXPECT_NE(line.find(rule.target_family ? "| yes |" : "| no |"), std::string::npos) << line;
   }
-  for (const auto& p : eval::sanitizer_noise_patterns())
+  for (const auto& p : measure::sanitizer_noise_patterns())
     EXPECT_NE(doc->find("`" + std::string(p.contains) + "`"), std::string::npos) << p.contains;
 }
 

@@ -114,13 +114,18 @@ TEST(StaticCheck, DemangleAndNameMatching) {
   EXPECT_EQ(demangle("plain_c_kernel"), "plain_c_kernel");
   EXPECT_EQ(demangle("_Z!!"), "_Z!!");
   EXPECT_EQ(kernel_base_name("void ns::gemm<128, 64>(float const*)"), "ns::gemm<128, 64>");
-  EXPECT_EQ(kernel_base_name("(anonymous namespace)::k(int)"), "(anonymous namespace)::k");
+  EXPECT_EQ(kernel_base_name("(anonymous namespace)::k(int)"), "<unnamed>::k");
+  EXPECT_EQ(kernel_base_name("<unnamed>::k(int)"), "<unnamed>::k");
   EXPECT_EQ(kernel_base_name("wgmma_probe(float *)"), "wgmma_probe");
   EXPECT_EQ(kernel_base_name("plain"), "plain");
   EXPECT_TRUE(same_kernel("_Z16tma_tensor_probe14CUtensorMap_stPf", "tma_tensor_probe(CUtensorMap_st, float *)"));
   EXPECT_TRUE(same_kernel("_Z15bulk_copy_probePKfPfi", "bulk_copy_probe(const float *, float *, int)"));
   EXPECT_FALSE(same_kernel("_Z11wgmma_probePf", "wgmma_dead(float *, int)"));
   EXPECT_TRUE(same_kernel("_Z11wgmma_probePf", "_Z11wgmma_probePf"));  // ncu --print-kernel-base mangled
+  // A kernel in an anonymous namespace, as cuobjdump lists it and as Nsight Compute prints it (H100,
+  // examples/gemm/wgmma_tma_pipelined.cu): one kernel.
+  EXPECT_TRUE(same_kernel("_ZN12_GLOBAL__N_121gemm_tma_wgmma_kernelE14CUtensorMap_stS0_P13__nv_bfloat16iii",
+                          "<unnamed>::gemm_tma_wgmma_kernel(CUtensorMap_st, CUtensorMap_st, __nv_bfloat16 *, int, int, int)"));
 }
 
 }  // namespace

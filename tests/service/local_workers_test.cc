@@ -1,5 +1,5 @@
 // `ptxbench serve` with its own workers, two GPU workers on one (fake) GPU: the GPU worker that holds
-// a job is found through GET /health (its pid) and SIGKILLed mid-job, as bench/service_h200.sh does
+// a job is found through GET /health (its pid) and SIGKILLed mid-job, as bench/service/service_gpu.sh does
 // on a real GPU. The job must finish exactly once, after one lost lease, on the sibling worker (the
 // killed one is restarted only after --worker-restart-ms), with the verdict a fault-free run gives.
 #include <gtest/gtest.h>

@@ -4,6 +4,8 @@
 
 namespace ptxbench::gpu {
 
+bool is_marker_kernel_name(std::string_view name) { return name.find("ptxbench_runner_marker") != std::string_view::npos; }
+
 void launch_grouper::enter(bool is_launch, std::string_view api, bool graph, uint32_t correlation_id) {
   if (m_depth == 0) {
     m_outer_is_launch = is_launch;

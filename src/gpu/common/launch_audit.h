@@ -15,6 +15,10 @@
 
 namespace ptxbench::gpu {
 
+/// True for the runner's marker kernel (gpu/runner/marker_kernel.cu) as an activity record or a
+/// profiler spells its name: the runner's own launch, never a candidate's.
+bool is_marker_kernel_name(std::string_view name);
+
 /// One launch as the callback channel saw it: the outermost launch call of a thread and the
 /// correlation ids of every API call nested inside it (the runtime may call the driver, and an
 /// activity record carries the id of one of them).

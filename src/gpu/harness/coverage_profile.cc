@@ -9,7 +9,7 @@ namespace ptxbench::gpu {
 
 std::string coverage_profile_metrics() {
   std::string m = "inst_executed,thread_inst_executed_true";
-  for (const auto& name : eval::tma_byte_metrics()) m += "," + name;
+  for (const auto& name : measure::tma_byte_metrics()) m += "," + name;
   return m;
 }
 
@@ -21,18 +21,18 @@ std::string ncu_metric_complaint(const std::string& output) {
   return "";
 }
 
-coverage_evidence coverage_evidence_for(const std::filesystem::path& ncu, const std::filesystem::path& report,
-                                        const std::string& details_csv, const std::string& missing) {
-  if (!missing.empty()) return eval::evidence_from_ncu(std::nullopt, std::nullopt, missing, missing);
-  auto page = run_process({.argv = {ncu.string(), "-i", report.string() + ".ncu-rep", "--csv", "--page", "source",
-                                    "--print-source", "sass"},
-                           .timeout_s = 120,
-                           .max_output_bytes = 64u << 20});
+std::vector<std::string> source_page_command(const std::filesystem::path& ncu, const std::filesystem::path& report) {
+  return {ncu.string(), "-i", report.string() + ".ncu-rep", "--csv", "--page", "source", "--print-source", "sass"};
+}
+
+coverage_evidence coverage_evidence_from(const process_result& page, const std::string& details_csv,
+                                         const std::string& missing) {
+  if (!missing.empty()) return measure::evidence_from_ncu(std::nullopt, std::nullopt, missing, missing);
   if (!page.succeeded())
-    return eval::evidence_from_ncu_output(
+    return measure::evidence_from_ncu_output(
         std::nullopt, fmt::format("ncu --page source: {}: {}", describe_exit(page, 120), page.err.substr(0, 300)),
         details_csv);
-  return eval::evidence_from_ncu_output(page.out, "", details_csv);
+  return measure::evidence_from_ncu_output(page.out, "", details_csv);
 }
 
 }  // namespace ptxbench::gpu

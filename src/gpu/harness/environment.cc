@@ -18,8 +18,10 @@ namespace ptxbench::gpu {
 namespace {
 
 std::vector<std::string> smi_fields(int device, const std::string& query) {
-  auto r = run_process({.argv = {"nvidia-smi", "--query-gpu=" + query, "--format=csv,noheader,nounits", "-i",
-                                 std::to_string(device)},
+  // By UUID: nvidia-smi numbers GPUs in PCI order, CUDA (and CUDA_VISIBLE_DEVICES) may not.
+  std::string which = device_uuid(device);
+  if (which.empty()) which = std::to_string(device);
+  auto r = run_process({.argv = {"nvidia-smi", "--query-gpu=" + query, "--format=csv,noheader,nounits", "-i", which},
                         .timeout_s = 15});
   std::vector<std::string> out;
   if (!r.succeeded()) return out;
@@ -35,6 +37,17 @@ std::vector<std::string> smi_fields(int device, const std::string& query) {
 std::string version3(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
 }  // namespace
+
+std::string device_uuid(int device) {
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "";
+  }
+  const auto* b = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
+  return fmt::format("GPU-{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+                     b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
 
 ordered_json read_clocks(int device) {
   auto f = smi_fields(device, "clocks.sm,clocks.max.sm,power.draw,temperature.gpu");
@@ -68,6 +81,7 @@ ordered_json collect_environment(int device) {
   if (!smi.empty()) libs["nvidia_driver"] = smi[0];
   return {{"gpu", p.name},
           {"device", device},
+          {"uuid", device_uuid(device)},
           {"compute_capability", fmt::format("{}.{}", p.major, p.minor)},
           {"sms", p.multiProcessorCount},
           {"l2_bytes", p.l2CacheSize},

@@ -1,15 +1,15 @@
 #include "gpu/harness/harness.h"
 
 #include <unistd.h>
+#include <algorithm>
 
 #include <chrono>
 
 #include <fmt/format.h>
 
-#include "eval/measurement_audit.h"
+#include "measure/measurement_audit.h"
 #include "gpu/common/cuda_check.h"
 #include "gpu/harness/environment.h"
-#include "gpu/harness/kernel_provenance.h"
 #include "gpu/harness/runner_sandbox.h"
 #include "gpu/harness/scalar_input.h"
 #include "gpu/harness/snapshot_plan.h"
@@ -35,12 +35,6 @@ std::vector<ipc_tensor> tensor_set::describe() const {
 std::vector<device_tensor> tensor_set::input_views() const {
   std::vector<device_tensor> out;
   for (const auto& b : inputs) out.push_back({b->data(), b->type(), b->shape()});
-  return out;
-}
-
-std::vector<device_tensor> tensor_set::output_views() const {
-  std::vector<device_tensor> out;
-  for (const auto& b : outputs) out.push_back({b->data(), b->type(), b->shape()});
   return out;
 }
 
@@ -73,11 +67,23 @@ void harness::ensure_sets(std::size_t n) {
   while (m_sets.size() < n) m_sets.push_back(make_set());
 }
 
+stage_lease harness::lease(const std::string& stage, bool measuring, measurement_lease& record) const {
+  auto held = stage_lease::take(m_lease_dir, m_lease_device, stage, measuring, m_job.options.lease_timeout_s, record);
+  if (!held) throw std::runtime_error(held.err().message);
+  return std::move(*held);
+}
+
 result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
   auto h = std::unique_ptr<harness>(new harness(job));
   try {
     h->m_device = job.options.device;
     PTXB_CUDA_CALL(cudaSetDevice(h->m_device));
+    h->m_lease_device = device_uuid(h->m_device);
+    if (h->m_lease_device.empty()) h->m_lease_device = fmt::format("cuda-device-{}", h->m_device);
+    h->m_lease_dir = job.options.lease_dir.empty() ? default_lease_dir() : job.options.lease_dir;
+    // Setting the task up (autotuning the baseline, reference outputs) uses the GPU without measuring.
+    measurement_lease setup_record;
+    auto setup_lease = h->lease("setup", false, setup_record);
     // Spin, not yield, while waiting for the GPU: the confirmation inside a timed call is a wait.
     (void)cudaSetDeviceFlags(cudaDeviceScheduleSpin);
     (void)cudaGetLastError();
@@ -148,7 +154,21 @@ double harness::run_reference(tensor_set& set, bool timed) {
     m_reference->run(set.input_views(), outs, m_stream);
     PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
     uint64_t t1 = m_tracer->now();
-    return m_tracer->collect(t0, t1).ms();
+    auto records = m_tracer->drain();
+    auto span = activity_tracer::span_of(records, t0, t1);
+    if (span.records < m_reference_records_seen) {
+      // Fewer records than this reference has made before: CUPTI delivers some after the
+      // synchronisation returns (the runner waits for them the same way). Without this an H100's
+      // GQA decode reference was now and then measured as its 2 µs prepare kernel alone.
+      ::usleep(2000);
+      auto late = m_tracer->drain();
+      records.insert(records.end(), late.begin(), late.end());
+      span = activity_tracer::span_of(records, t0, t1);
+    }
+    m_reference_records_seen = std::max(m_reference_records_seen, span.records);
+    m_reference_records = span.records;
+    m_reference_busy_ms = static_cast<double>(span.busy_ns) * 1e-6;
+    return span.ms();
   }
   cudaEvent_t e0, e1;
   PTXB_CUDA_CALL(cudaEventCreate(&e0));
@@ -179,22 +199,11 @@ void harness::prepare_outputs(tensor_set& set) {
   PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
 }
 
-std::string harness::check_call_hygiene(runner_client& runner, tensor_set& set, const std::vector<uint64_t>& sums,
-                                        const call_result& call) {
+std::string harness::check_call_hygiene(runner_client& runner, tensor_set& set, const std::vector<uint64_t>& sums) {
   auto libs = runner.vendor_mappings();
   if (!libs.empty())
     return fmt::format("the candidate process mapped the vendor library {} (cuBLAS, cuBLASLt and cuDNN are not allowed)",
                        libs.front());
-  if (m_triton) {
-    // Only kernels compiled from the candidate's Triton code (and torch's fill/copy kernels for the
-    // operations the gate allows) may run during the call.
-    auto compiled = read_triton_cache(runner.scratch() / k_triton_cache_folder);
-    if (!compiled) return "kernel provenance could not be read: " + compiled.err().message;
-    auto decision = check_kernel_provenance(call.kernels, kernel_names(*compiled), call.method == "cupti");
-    if (!decision.foreign.empty()) return decision.message;
-    if (!decision.checked && m_provenance_note.empty())
-      m_provenance_note = "kernel provenance not checked: the runner recorded no CUPTI kernel names";
-  }
   for (const auto& b : set.outputs)
     if (auto g = b->check_guards(m_stream); !g.empty()) return "out-of-bounds write: " + g;
   for (const auto& b : set.inputs)
@@ -210,16 +219,20 @@ runner_launch harness::launch_for(const job_candidate& c, const std::string& mod
   runner_launch l;
   l.runner = m_job.runner;
   if (c.language == "triton") {
+    // Only the capture runs candidate Python (stage_triton_plan.cc): the same protocol over the same
+    // socket; the runner is python3 running the bootstrap, which loads the helper library, confines
+    // itself and then imports kernel.py (src/gpu/runner_py).
     if (!m_job.triton) throw std::runtime_error("a Triton candidate, but the harness job names no Triton runtime");
-    // The same protocol over the same socket; the runner is python3 running the bootstrap, which
-    // loads the helper library, confines itself and then imports kernel.py (src/gpu/runner_py).
     l.interpreter = {m_job.triton->python.string(), "-I", "-B"};
     l.runner = m_job.triton->runner;
     l.first_prepare_extra_s = m_job.options.jit_timeout_s;
     l.startup_timeout_s = 300;  // importing torch and Triton, building Triton's driver module
     l.setup_extra = {{"language", "triton"},
                      {"helper", m_job.triton->helper.string()},
-                     {"kernel_cache", k_triton_cache_folder}};
+                     {"kernel_cache", "triton-cache"}};
+  } else if (c.language == "plan") {
+    // A Triton candidate replayed: the C++ runner loads the verified plan instead of a shared object.
+    l.setup_extra = {{"plan", c.shared_object.string()}};
   }
   l.work_dir = work_dir_for(mode);
   l.shared_object = c.shared_object;
@@ -233,7 +246,7 @@ runner_launch harness::launch_for(const job_candidate& c, const std::string& mod
 }
 
 std::string harness::tampering(const runner_client& runner, const call_result& r) {
-  auto finding = eval::judge_call_audit(runner.audits(), r.audit);
+  auto finding = measure::judge_call_audit(runner.audits(), r.audit);
   return finding ? *finding : "";
 }
 
@@ -256,60 +269,52 @@ std::string harness::work_dir_for(const std::string& what) const {
   return (m_job.work_dir / fmt::format("c{}-{}", m_candidate_index, what)).string();
 }
 
-void harness::keep_jit_kernels(runner_client& runner, gpu_stage_result& out) {
-  auto compiled = read_triton_cache(runner.scratch() / k_triton_cache_folder);
-  if (!compiled || compiled->empty()) return;
-  std::filesystem::path keep = work_dir_for("triton-kernels");
-  std::error_code ec;
-  std::filesystem::create_directories(keep, ec);
-  int n = 0;
-  for (const auto& k : *compiled) {
-    // Several specialisations of one kernel share its name: number the copies.
-    std::filesystem::path dest = keep / fmt::format("{:03d}-{}", n++, k.cubin.filename().string());
-    std::filesystem::copy_file(k.cubin, dest, std::filesystem::copy_options::overwrite_existing, ec);
-    if (ec) continue;
-    std::filesystem::path meta = dest;
-    meta.replace_extension(".json");
-    std::filesystem::copy_file(k.metadata, meta, std::filesystem::copy_options::overwrite_existing, ec);
-    out.jit_cubins.push_back(dest);
-    if (std::find(out.jit_kernels.begin(), out.jit_kernels.end(), k.name) == out.jit_kernels.end())
-      out.jit_kernels.push_back(k.name);
-  }
-}
-
-gpu_stage_result harness::evaluate(const job_candidate& c) {
+// The GPU lease (device_lease.h) follows what each step does with the GPU: sanitize, the runner's
+// start-up and correctness hold it shared; timing and the dynamic check's profiled call hold it
+// exclusively. Between correctness and timing the runner is frozen, so nothing of this candidate's
+// runs on the GPU while another harness measures.
+result<gpu_stage_result> harness::evaluate(const job_candidate& candidate) {
   ++m_candidate_index;
-  m_triton = c.language == "triton";
-  m_provenance_note.clear();
   gpu_stage_result out;
-  out.id = c.id;
+  out.id = candidate.id;
+  out.measurement.device = m_lease_device;
+  out.measurement.lease_dir = m_lease_dir.string();
   try {
+    // A Triton candidate's Python runs in its capture only; from here on its launch plan is replayed.
+    job_candidate c = candidate;
+    if (candidate.language == "triton" && !stage_triton_plan(candidate, out, c)) return out;
     if (!stage_sanitize(c, out)) return out;
     runner_client runner;
-    auto started = runner.start(launch_for(c, "plain", true));
-    if (!started) throw std::runtime_error("starting the candidate runner: " + started.err().message);
-    out.sandbox["plain"] = sandbox_record(*started, m_job.options.sandbox);
-    if (started->outcome != call_outcome::ok) {
-      auto f = classify_call_failure(*started, "loading the candidate");
-      out.decided = {f.outcome, stage_id::correctness, f.message, runner.output()};
-      out.stages.push_back({stage_id::correctness, stage_outcome::failed, 0, f.message, nullptr});
-      return out;
+    {
+      auto shared = lease("correctness", false, out.measurement);
+      auto started = runner.start(launch_for(c, "plain", true));
+      if (!started) throw std::runtime_error("starting the candidate runner: " + started.err().message);
+      out.sandbox["plain"] = sandbox_record(*started, m_job.options.sandbox);
+      if (started->outcome != call_outcome::ok) {
+        auto f = classify_call_failure(*started, "loading the candidate");
+        out.decided = {f.outcome, stage_id::correctness, f.message, runner.output()};
+        out.stages.push_back({stage_id::correctness, stage_outcome::failed, 0, f.message, nullptr});
+        return out;
+      }
+      if (!stage_correctness(c, runner, out)) {
+        runner.stop();
+        return out;
+      }
+      runner.freeze();
     }
-    if (!stage_correctness(c, runner, out)) {
-      if (m_triton) keep_jit_kernels(runner, out);
-      runner.stop();
-      return out;
+    bool timed = false;
+    {
+      auto exclusive = lease("timing", true, out.measurement);
+      timed = stage_timing(runner, out);
     }
-    bool timed = stage_timing(runner, out);
-    if (m_triton) keep_jit_kernels(runner, out);
     runner.stop();
     if (!timed) return out;
     if (!stage_dynamic(c, out)) return out;
     out.decided = {eval_outcome::passed, std::nullopt,
                    fmt::format("correct; speedup {:.3f}x vs {}", out.timing->speedup, baseline_description()), ""};
   } catch (const std::exception& e) {
-    out.decided = {eval_outcome::infra_error, std::nullopt, std::string("the harness failed: ") + e.what(), ""};
     (void)cudaGetLastError();
+    return make_error(e.what());  // the session says "the harness failed: ..."
   }
   return out;
 }

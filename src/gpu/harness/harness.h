@@ -16,6 +16,7 @@
 #include "gpu/common/activity_tracer.h"
 #include "baselines/baseline.h"
 #include "gpu/harness/call_failure.h"
+#include "gpu/harness/device_lease.h"
 #include "gpu/harness/device_ops.h"
 #include "gpu/harness/guarded_buffer.h"
 #include "gpu/harness/input_generator.h"
@@ -32,7 +33,6 @@ struct tensor_set {
   [[nodiscard]] std::vector<guarded_buffer*> input_ptrs() const;
   [[nodiscard]] std::vector<ipc_tensor> describe() const;  ///< inputs then outputs
   [[nodiscard]] std::vector<device_tensor> input_views() const;
-  [[nodiscard]] std::vector<device_tensor> output_views() const;
   [[nodiscard]] std::size_t bytes() const;
 };
 
@@ -49,13 +49,15 @@ struct device_allocation {
 class harness {
  public:
   /// Sets up the device, the baseline (plans, autotuning), the input generator and the first buffer
-  /// set. An error means the task cannot be evaluated here (no GPU, unsupported library...).
+  /// set, holding the GPU's shared lease. An error means the task cannot be evaluated here (no GPU,
+  /// unsupported library, no lease...).
   static result<std::unique_ptr<harness>> create(const harness_job& job);
   ~harness();
 
-  /// Runs the GPU stages for one candidate. Never throws: infrastructure failures inside become an
-  /// outcome "infra_error" for that candidate, so the next candidate still runs.
-  gpu_stage_result evaluate(const job_candidate& candidate);
+  /// Runs the GPU stages for one candidate. The candidate's own failures (crash, hang, wrong
+  /// results, sandbox violations) are its result; an error is infrastructure — the harness itself
+  /// failed, or the GPU's lease could not be had — and never a verdict. Never throws.
+  result<gpu_stage_result> evaluate(const job_candidate& candidate);
 
   [[nodiscard]] const ordered_json& environment() const { return m_environment; }
   [[nodiscard]] std::string baseline_description() const;
@@ -65,23 +67,31 @@ class harness {
 
   // Stages (stage_*.cc). Each appends its record to out.stages and returns false when it decided
   // the verdict (out.decided is then set).
+  /// Triton: capture, plan, provenance (stage_triton_plan.cc). On success `replay` is the candidate
+  /// as the C++ runner replays it (language "plan").
+  bool stage_triton_plan(const job_candidate& c, gpu_stage_result& out, job_candidate& replay);
   bool stage_sanitize(const job_candidate& c, gpu_stage_result& out);
   bool stage_correctness(const job_candidate& c, runner_client& runner, gpu_stage_result& out);
   bool stage_timing(runner_client& runner, gpu_stage_result& out);
   bool stage_dynamic(const job_candidate& c, gpu_stage_result& out);
+  /// Whether a kernel the profiler names is one of the candidate's own (job_candidate::kernels).
+  static bool candidate_kernel(const job_candidate& c, const std::string& profiled_name);
 
   // Shared steps.
+  /// This GPU's lease for one stage (gpu/harness/device_lease.h): exclusive for a measuring stage,
+  /// shared otherwise; recorded in `record`. Throws when it cannot be had (infrastructure).
+  stage_lease lease(const std::string& stage, bool measuring, measurement_lease& record) const;
   tensor_set make_set() const;
   void ensure_sets(std::size_t n);
   double run_reference(tensor_set& set, bool timed);  ///< returns the GPU span in ms when timed
+  /// The last timed reference run's records and busy time (CUPTI only; recorded, not used: whether a
+  /// reference's span holds idle gaps between its launches).
+  int m_reference_records = 0;
+  double m_reference_busy_ms = 0;
+  int m_reference_records_seen = 0;  ///< the most records one timed reference run has made
   /// Checks a finished call's side effects: vendor mappings, guards, unchanged inputs. Returns a
   /// one-line problem or "".
-  /// For a Triton candidate also the kernel provenance of the call (gpu/harness/kernel_provenance.h).
-  std::string check_call_hygiene(runner_client& runner, tensor_set& set, const std::vector<uint64_t>& input_sums,
-                                 const call_result& call);
-  /// Triton: copies the cubins and metadata the candidate's runner compiled out of its scratch
-  /// (before stop() removes it) into the work folder, and records them in out.
-  void keep_jit_kernels(runner_client& runner, gpu_stage_result& out);
+  std::string check_call_hygiene(runner_client& runner, tensor_set& set, const std::vector<uint64_t>& input_sums);
   std::vector<uint64_t> input_checksums(tensor_set& set);
   void prepare_outputs(tensor_set& set);
   runner_launch launch_for(const job_candidate& c, const std::string& mode, bool timing) const;
@@ -96,6 +106,8 @@ class harness {
 
   const harness_job& m_job;
   int m_device = 0;
+  std::string m_lease_device;          // the GPU's UUID: one lease per physical GPU
+  std::filesystem::path m_lease_dir;
   cudaStream_t m_stream = nullptr;
   std::map<std::string, int64_t> m_axes;
   std::unique_ptr<activity_tracer> m_tracer;
@@ -110,8 +122,9 @@ class harness {
   compare_rule m_rule = compare_rule::allclose;
   ordered_json m_environment;
   int m_candidate_index = 0;
-  bool m_triton = false;             // the candidate being evaluated is a Triton one
-  std::string m_provenance_note;     // why kernel provenance could not be checked, if it could not
+  /// Kernel launches of each timed call of the current candidate when all were the same number
+  /// (the dynamic check profiles one call's worth); -1 when they varied or are unknown.
+  int m_launches_per_call = -1;
 };
 
 }  // namespace ptxbench::gpu

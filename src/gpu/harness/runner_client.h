@@ -42,6 +42,11 @@ struct runner_launch {
   /// go/done on a shared page (core/sync_channel.h) instead of the socket, where possible: only
   /// without a wrapper tool (the page is an inherited descriptor), and only if the runner maps it.
   bool shared_memory_sync = true;
+  /// Runs after the runner's "hello" and before its "setup": the runner has started (its interpreter
+  /// and libraries are loaded) but has touched no GPU and holds no candidate code. The Triton capture
+  /// takes the GPU's lease here, so the lease does not cover Python's start-up. An exception ends
+  /// start() (the runner is stopped with this client).
+  std::function<void()> before_setup;
 };
 
 enum class call_outcome {
@@ -117,8 +122,6 @@ class runner_client {
   /// mapped when the runner said hello, before any candidate code existed in it: the C++ runner
   /// links none, while the Triton runner's `import torch` maps cuBLAS (docs/gpu-evaluation.md).
   [[nodiscard]] std::vector<std::string> vendor_mappings() const;
-  /// What was mapped at hello (trusted: only the runner's own code had run).
-  [[nodiscard]] const std::vector<std::string>& vendor_baseline() const { return m_vendor_baseline; }
 
   /// The runner's only writable folder (its TMPDIR; the Triton runner's kernel cache lives here).
   /// Removed by stop().
@@ -130,7 +133,6 @@ class runner_client {
   /// The runner's stdout+stderr so far (the candidate's prints and the wrapper tool's output),
   /// capped to max_bytes (head and tail).
   [[nodiscard]] std::string output(std::size_t max_bytes = 64u << 10) const;
-  [[nodiscard]] std::filesystem::path output_path() const { return m_log; }
   [[nodiscard]] bool alive() const { return m_child > 0 && !m_exited; }
 
  private:

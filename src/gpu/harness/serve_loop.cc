@@ -41,7 +41,12 @@ int serve_candidates(int in_fd, int out_fd, const serve_hooks& hooks) {
       (void)send({{"error", candidate.err().message}});
       return 2;
     }
-    if (!send({{"result", to_json(hooks.evaluate(*candidate))}})) return 2;
+    auto evaluated = hooks.evaluate(*candidate);
+    if (!evaluated) {
+      (void)send({{"error", evaluated.err().message}});
+      return 1;  // the driver ends this session and starts a fresh harness
+    }
+    if (!send({{"result", to_json(*evaluated)}})) return 2;
   }
 }
 

@@ -54,7 +54,7 @@ bool harness::stage_correctness(const job_candidate&, runner_client& runner, gpu
       return decide(eval_outcome::runtime_error, fmt::format("trial {} (seed {}): {}", t, seed, tampered),
                     runner.output());
     }
-    if (auto problem = check_call_hygiene(runner, set, sums, r); !problem.empty()) {
+    if (auto problem = check_call_hygiene(runner, set, sums); !problem.empty()) {
       cs.failed_trial = t;
       return decide(eval_outcome::runtime_error, problem, runner.output());
     }
@@ -88,13 +88,10 @@ bool harness::stage_correctness(const job_candidate&, runner_client& runner, gpu
     }
   }
   out.correctness = cs;
-  std::string provenance;
-  if (m_triton)
-    provenance = m_provenance_note.empty() ? "; only kernels the candidate's Triton code compiled ran" : "; " + m_provenance_note;
   out.stages.push_back(timer.finish(
       stage_outcome::passed,
-      fmt::format("{} trial(s) within {} atol=rtol={:g}: max_abs_error={:.3g}, max_rel_error={:.3g}{}", cs.trials,
-                  cs.rule, cs.atol, cs.max_absolute_error, cs.max_relative_error, provenance)));
+      fmt::format("{} trial(s) within {} atol=rtol={:g}: max_abs_error={:.3g}, max_rel_error={:.3g}", cs.trials,
+                  cs.rule, cs.atol, cs.max_absolute_error, cs.max_relative_error)));
   return true;
 }
 

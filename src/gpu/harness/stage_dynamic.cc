@@ -1,9 +1,17 @@
-// The runtime target-instruction check: one call of the candidate in its own runner under Nsight
-// Compute, on private copies of one input set, counting predicate-on thread instructions per SASS
+// The runtime target-instruction check: calls of the candidate in its own runner under Nsight
+// Compute, on private copies of fresh inputs, counting predicate-on thread instructions per SASS
 // opcode (sass__thread_inst_executed_true_per_opcode). A family counts as executed only with a count
 // > 0, so wgmma in dead code, in a kernel never launched, or under a false predicate does not count.
+// Only the candidate's own kernels count (the functions of its built object, or of its Triton plan),
+// never another kernel that ran in the process. The runner makes k_profile_calls calls and ncu
+// profiles the launches of one of them, chosen at random by the harness and given only to ncu
+// (--launch-skip/--launch-count), so no call can know it is the one being counted.
 // The report is written by ncu to a file and read back with `ncu --import`, never from the
 // candidate's stdout (which it could fill with forged CSV lines).
+#include <chrono>
+#include <future>
+#include <random>
+
 #include <fmt/format.h>
 
 #include "core/file_io.h"
@@ -11,10 +19,19 @@
 #include "gpu/harness/coverage_profile.h"
 #include "gpu/harness/harness.h"
 #include "gpu/harness/runner_sandbox.h"
+#include "gpu/common/launch_audit.h"
 #include "sass/ncu_report.h"
+#include "sass/static_check.h"
 #include "verdict/stage_timer.h"
 
 namespace ptxbench::gpu {
+
+bool harness::candidate_kernel(const job_candidate& c, const std::string& profiled_name) {
+  if (is_marker_kernel_name(profiled_name)) return false;  // the runner's own, for the launch audit
+  if (c.kernels.empty()) return true;
+  return std::any_of(c.kernels.begin(), c.kernels.end(),
+                     [&](const std::string& k) { return k == profiled_name || sass::same_kernel(k, profiled_name); });
+}
 
 bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
   stage_timer timer(stage_id::dynamic_check);
@@ -43,37 +60,63 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
   auto& set = m_sets[0];
   std::filesystem::path report;
   ordered_json details;
+  // Which call is counted: known here, and to ncu; the runner only sees k_profile_calls calls.
+  constexpr int k_profile_calls = 3;
+  const int per_call = m_launches_per_call;
+  const int profiled = static_cast<int>(std::random_device{}() % k_profile_calls);
   // Work coverage (eval/coverage.h) needs per-instruction counts and the TMA byte counters from
   // the same profiled call. Should this ncu not know one of those metrics, the call is profiled
   // again with the paper's two metrics only, and coverage is recorded as unknown with ncu's words.
   std::string coverage_missing, runner_log;
+  // Where the stage's time goes (seconds), for the record and for tuning it.
+  using clock = std::chrono::steady_clock;
+  auto since = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  ordered_json seconds = ordered_json::object();
   for (bool with_coverage : {true, false}) {
-    m_inputs->generate(set.input_ptrs(), m_job.seed + 700, m_stream);
-    prepare_outputs(set);
+    auto t_start = clock::now();
     runner_launch l = launch_for(c, "private", false);
     l.work_dir = work_dir_for(with_coverage ? "profile" : "profile-plain");
     report = std::filesystem::path(l.work_dir) / "profile";
     std::string metrics = "sass__inst_executed_per_opcode,sass__thread_inst_executed_true_per_opcode";
     if (with_coverage) metrics += "," + coverage_profile_metrics();
-    l.wrapper = {ncu->string(), "--metrics", metrics, "--clock-control", "none", "--target-processes", "all",
-                 "-f", "-o", report.string()};
-    if (c.language == "triton") {
-      // The Triton runner compiles (and may autotune) in its warm-up; only the measured call is
-      // profiled: it brackets that call with cudaProfilerStart/Stop.
-      l.wrapper.insert(l.wrapper.begin() + 1, {"--profile-from-start", "off"});
-      l.setup_extra["profile_window"] = true;
-    }
+    // --cache-control none: ncu need not flush the caches before each replay pass — instruction and
+    // byte counts do not depend on what the caches hold, and the flushes are exclusive GPU time.
+    l.wrapper = {ncu->string(), "--metrics", metrics, "--clock-control", "none", "--cache-control", "none",
+                 "--target-processes", "all", "-f", "-o", report.string()};
+    if (per_call > 0)  // the launches of call `profiled` only; unknown per-call counts: every call
+      l.wrapper.insert(l.wrapper.end(), {"--launch-skip", std::to_string(profiled * per_call), "--launch-count",
+                                         std::to_string(per_call)});
     l.startup_timeout_s = 300;
     runner_client runner;
-    auto started = runner.start(l);
+    result<call_result> started = make_error("not started");
+    {
+      // Starting the runner under ncu measures nothing: shared; the profiled call: exclusive, so no
+      // other harness's work (or Nsight Compute session) is on the GPU while the counters run.
+      auto shared = lease("dynamic_check_start", false, out.measurement);
+      started = runner.start(l);
+      if (started && started->outcome == call_outcome::ok) runner.freeze();
+    }
+    seconds["runner_start"] = since(t_start);
+    auto t_calls = clock::now();
     call_result r;
     if (started) {
       r = *started;
       out.sandbox["profile"] = sandbox_record(*started, m_job.options.sandbox);
     }
-    if (started && r.outcome == call_outcome::ok) r = runner.call(set.describe(), m_job.options.profile_timeout_s);
+    if (started && r.outcome == call_outcome::ok) {
+      auto exclusive = lease("dynamic_check", true, out.measurement);
+      for (int call = 0; call < k_profile_calls && r.outcome == call_outcome::ok; ++call) {
+        // Private mode: the runner copies the inputs at "prepare", so each call's are written first.
+        m_inputs->generate(set.input_ptrs(), m_job.seed + 700 + static_cast<uint64_t>(call), m_stream);
+        prepare_outputs(set);
+        r = runner.call(set.describe(), m_job.options.profile_timeout_s);
+      }
+    }
+    seconds["calls"] = since(t_calls);
+    auto t_stop = clock::now();
     std::string how = runner.stop(120);  // ncu writes the report after the application exits
-    details = {{"runner", how}, {"ncu", ncu->string()}};
+    seconds["report"] = since(t_stop);
+    details = {{"runner", how}, {"ncu", ncu->string()}, {"seconds", seconds}};
     std::string log = runner.output(8u << 10);
     if (started && !r.sandbox_violation.empty()) {
       // Not a profiling problem: the candidate attempted something the sandbox forbids while it was
@@ -98,6 +141,14 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
     if (!started) return profile_error("could not start the runner under ncu: " + started.err().message, details);
     return profile_error("the profiled call did not complete: " + r.message, details);
   }
+  // The two pages are read by two ncu processes at once: the source page (for coverage) is the
+  // slower of them, and neither needs the GPU.
+  auto t_import = clock::now();
+  auto source_page = std::async(std::launch::async, [&] {
+    return coverage_missing.empty()
+               ? run_process({.argv = source_page_command(*ncu, report), .timeout_s = 120, .max_output_bytes = 64u << 20})
+               : process_result{};
+  });
   auto imported = run_process({.argv = {ncu->string(), "-i", report.string() + ".ncu-rep", "--csv", "--page", "details",
                                         "--print-metric-instances", "details"},
                                .timeout_s = 120});
@@ -111,11 +162,25 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
     details["import_head"] = imported.out.substr(0, 2000);
     return profile_error(profile.err().message, details);
   }
+  if (per_call > 0 && static_cast<int>(profile->kernels.size()) != per_call) {
+    details["kernels"] = profile->kernels.size();
+    return profile_error(fmt::format("the profiled call launched {} kernel(s), each timed call {}: the candidate's calls "
+                                     "do not do the same work",
+                                     profile->kernels.size(), per_call),
+                         details);
+  }
   family_counts total;
+  ordered_json not_counted = ordered_json::array();
   for (const auto& [kernel, counts] : sass::family_pred_on_by_kernel(*profile)) {
+    if (!candidate_kernel(c, kernel)) {
+      not_counted.push_back(kernel);
+      continue;
+    }
     out.dynamic.per_kernel[kernel] = counts;
     for (const auto& [fam, n] : counts) total[fam] += n;
   }
+  details["profiled_call"] = {{"call", per_call > 0 ? profiled : -1}, {"of", k_profile_calls}, {"launches", per_call}};
+  if (!not_counted.empty()) details["not_counted"] = not_counted;
   for (const auto& fam : c.required_families) total.emplace(fam, 0);
   out.dynamic.counts = total;
   out.dynamic.ran = true;
@@ -123,7 +188,9 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
   for (const auto& fam : c.required_families)
     ran += fmt::format("{}{}={}", ran.empty() ? "" : " ", fam, total[fam]);
   details["kernels"] = profile->kernels.size();
-  out.dynamic.evidence = coverage_evidence_for(*ncu, report, imported.out, coverage_missing);
+  out.dynamic.evidence = coverage_evidence_from(source_page.get(), imported.out, coverage_missing);
+  seconds["import"] = since(t_import);
+  details["seconds"] = seconds;
   finish(stage_outcome::passed,
          fmt::format("{} kernel launch(es) profiled; predicate-on thread instructions: {}", profile->kernels.size(), ran),
          details);

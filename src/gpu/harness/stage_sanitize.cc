@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/process.h"
-#include "eval/sanitizer_report.h"
+#include "measure/sanitizer_report.h"
 #include "gpu/harness/harness.h"
 #include "gpu/harness/runner_sandbox.h"
 #include "verdict/stage_timer.h"
@@ -41,6 +41,7 @@ bool harness::stage_sanitize(const job_candidate& c, gpu_stage_result& out) {
     finish(stage_outcome::deferred, "compute-sanitizer not found; memory safety not checked");
     return true;
   }
+  auto shared = lease("sanitize", false, out.measurement);  // memory safety does not depend on having the GPU alone
   auto& set = m_sets[0];
   uint64_t seed = m_job.seed + 500;
   m_inputs->generate(set.input_ptrs(), seed, m_stream);
@@ -60,8 +61,8 @@ bool harness::stage_sanitize(const job_candidate& c, gpu_stage_result& out) {
     for (int call = 0; call < 2 && last.outcome == call_outcome::ok; ++call)
       last = runner.call(set.describe(), m_job.options.sanitize_timeout_s);
     std::string how = runner.stop(60);  // the sanitizer writes its summary while exiting
-    auto report = eval::parse_sanitizer_output(runner.output(4u << 20));
-    details.push_back({{"tool", t}, {"report", eval::to_json(report)}, {"runner", how}});
+    auto report = measure::parse_sanitizer_output(runner.output(4u << 20));
+    details.push_back({{"tool", t}, {"report", measure::to_json(report)}, {"runner", how}});
     if (!last.sandbox_violation.empty()) {
       // The sandbox ended the runner; the sanitizer only saw a process that died (a "process"
       // finding at most), so the sandbox's message is the one that says what happened.
@@ -70,11 +71,11 @@ bool harness::stage_sanitize(const job_candidate& c, gpu_stage_result& out) {
       finish(stage_outcome::failed, failure.message, details);
       return false;
     }
-    if (report.state == eval::sanitizer_state::findings) {
+    if (report.state == measure::sanitizer_state::findings) {
       const auto& f = report.findings.front();
       std::string where = f.source_file.empty() ? f.kernel : fmt::format("{} at {}:{}", f.kernel, f.source_file, f.source_line);
       std::string message =
-          f.category == eval::finding_category::process
+          f.category == measure::finding_category::process
               ? fmt::format("the candidate process crashed under {} ({}): {}", t, f.kind,
                             last.outcome == call_outcome::ok ? "after its calls" : last.message)
               : (where.empty() ? fmt::format("{}: {}", t, f.kind) : fmt::format("{}: {} in {}", t, f.kind, where));
@@ -88,7 +89,7 @@ bool harness::stage_sanitize(const job_candidate& c, gpu_stage_result& out) {
       finish(stage_outcome::failed, failure.message, details);
       return false;
     }
-    if (report.state == eval::sanitizer_state::tool_error) {
+    if (report.state == measure::sanitizer_state::tool_error) {
       // Nothing is known about the candidate; say so and let the later stages decide.
       finish(stage_outcome::error,
              fmt::format("{} could not check the candidate: {}", t,

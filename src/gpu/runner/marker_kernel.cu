@@ -13,6 +13,4 @@ cudaError_t launch_marker_kernel(cudaStream_t stream) {
   return cudaLaunchKernel(reinterpret_cast<const void*>(&ptxbench_runner_marker), dim3(1), dim3(1), nullptr, 0, stream);
 }
 
-bool is_marker_kernel_name(std::string_view name) { return name.find("ptxbench_runner_marker") != std::string_view::npos; }
-
 }  // namespace ptxbench::gpu

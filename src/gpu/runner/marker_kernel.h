@@ -13,7 +13,6 @@ namespace ptxbench::gpu {
 /// Launches the marker on `stream`; returns the launch's error (not the kernel's: it cannot fail).
 cudaError_t launch_marker_kernel(cudaStream_t stream);
 
-/// True for the marker's kernel name as an activity record spells it.
-bool is_marker_kernel_name(std::string_view name);
+// Its name is recognised by is_marker_kernel_name (gpu/common/launch_audit.h).
 
 }  // namespace ptxbench::gpu

@@ -7,7 +7,7 @@
 //   ptxbench-runner --connect SOCKET --token TOKEN [--sync-fd FD]
 //
 // Protocol (one JSON message each way per step, over the private socket):
-//   runner → hello{token,pid}; harness → setup{so,symbol,mode,device,timing,sandbox};
+//   runner → hello{token,pid}; harness → setup{so | plan,symbol,mode,device,timing,sandbox};
 //   runner → ready{pid,cupti,audit,audit_error,sync,sandbox} | error{phase: load | sandbox | run, sandbox once applied}
 //   harness → prepare{nonce,tensors,noop,sync}; runner → prepared{nonce} | error
 //   then either (sync false)  harness → go{nonce};  runner → done{nonce,ok,error,span_ns,records,kernels,method,audit}
@@ -38,6 +38,7 @@
 #include "gpu/common/launch_audit.h"
 #include "gpu/runner/launch_counter.h"
 #include "gpu/runner/marker_kernel.h"
+#include "gpu/runner/plan_launcher.h"
 #include "ptxbench/abi.h"
 #include "sandbox/runner_integration.h"
 
@@ -79,6 +80,7 @@ struct runner_state {
   // written there can pass for a result.
   std::map<std::string, void*> ipc_mappings;
   bool noop = false;
+  bool plan = false;            // a launch plan replays: every argument, scalars too, is device memory
   void* noop_buffer = nullptr;  // a no-op call still puts one tiny memset on the GPU (see handle_go)
   int64_t nonce = -1;
   ordered_json sandbox_report;  // once applied: sent with "ready" and with any later error
@@ -111,6 +113,16 @@ void release(runner_state& st) {
   st.args.clear();
 }
 
+void send_ready(runner_state& st) {
+  (void)st.channel.send({{"type", "ready"},
+                         {"pid", ::getpid()},
+                         {"cupti", st.tracer != nullptr},
+                         {"audit", st.counter != nullptr},
+                         {"audit_error", st.audit_error},
+                         {"sync", st.sync.valid()},
+                         {"sandbox", st.sandbox_report}});
+}
+
 void handle_setup(runner_state& st, const ordered_json& m) {
   st.mode = m.value("mode", "plain");
   st.timing = m.value("timing", false);
@@ -135,11 +147,24 @@ void handle_setup(runner_state& st, const ordered_json& m) {
       st.audit_error = "no CUPTI activity tracing";
     }
   }
+  // A launch plan (a Triton candidate, replayed): its verified cubins are loaded before the sandbox —
+  // loading a module runs no host code — and the plan becomes the entry point.
+  std::string plan = m.value("plan", "");
+  if (!plan.empty()) {
+    if (auto loaded = gpu::load_plan(plan); !loaded) fail(st, "cannot load the launch plan: " + loaded.err().message, 4);
+    st.abi_version = 2;
+    st.entry = gpu::plan_entry;
+    st.plan = true;
+  }
   // The sandbox goes on here: after the harness socket and the CUDA context exist (both need what it
   // then refuses), before any candidate code runs (dlopen runs its static constructors).
   auto confined = sandbox::apply_requested_sandbox(m);
   if (!confined) fail(st, confined.err().message, 5);
   st.sandbox_report = *confined;
+  if (!plan.empty()) {
+    send_ready(st);
+    return;
+  }
   std::string so = m.value("so", "");
   std::string symbol = m.value("symbol", "run");
   void* lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -157,13 +182,7 @@ void handle_setup(runner_state& st, const ordered_json& m) {
   else
     fail(st, "the candidate was built against kernel ABI version " + std::to_string(st.abi_version) +
                  "; this runner loads versions 1 and 2", 4);
-  (void)st.channel.send({{"type", "ready"},
-                         {"pid", ::getpid()},
-                         {"cupti", st.tracer != nullptr},
-                         {"audit", st.counter != nullptr},
-                         {"audit_error", st.audit_error},
-                         {"sync", st.sync.valid()},
-                         {"sandbox", st.sandbox_report}});
+  send_ready(st);
 }
 
 void handle_prepare(runner_state& st, const ordered_json& m) {
@@ -204,7 +223,7 @@ void handle_prepare(runner_state& st, const ordered_json& m) {
   }
   for (auto& t : st.tensors) {
     ptxbench_tensor a{};
-    a.data = t.desc.shape.empty() && !t.desc.is_output ? static_cast<void*>(&t.scalar) : t.data;
+    a.data = t.desc.shape.empty() && !t.desc.is_output && !st.plan ? static_cast<void*>(&t.scalar) : t.data;
     a.dtype = static_cast<int32_t>(t.desc.type);
     a.ndim = static_cast<int32_t>(t.desc.shape.size());
     int64_t stride = 1;

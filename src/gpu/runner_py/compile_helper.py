@@ -1,4 +1,4 @@
-"""Runs ptxas for Triton while the runner itself may start no program.
+"""Runs ptxas (and the C compiler for Triton's launcher) for Triton while the runner itself may start no program.
 
 Triton compiles a kernel on its first launch: Python to PTX in-process, then PTX to a cubin by
 starting NVIDIA's `ptxas` (subprocess). The runner process is sandboxed before the candidate is
@@ -11,6 +11,13 @@ command to the helper instead of starting it:
     (Triton's ptxas, resolved to real paths), with no shell;
   * every argument must be an option (no path in its value) or a path inside the runner's scratch
     folder (where Triton writes its .ptx and .cubin files);
+  * the C compiler (Triton 3.x builds a small launcher module for each kernel signature the first
+    time it launches one) runs only Triton's own command shape: one source file and the output in
+    the scratch folder, the options -O3 -shared -fPIC -Wno-psabi -std=c++17 -o, libraries by name
+    (-lNAME), and include/library folders (-I, -L) among the read-only folders the bootstrap named
+    (Triton's package, Python's headers, libcuda's folder) or in scratch. Every other option — a
+    plugin, a wrapper, a response file, another driver — is refused, so nothing the candidate
+    writes can make the compiler run code outside the sandbox;
   * it serves the warm-up only: after the runner's first call the bootstrap closes the socket
     ("seals" it), the helper exits, and a later compile attempt fails with a message that says
     compilation must happen in the warm-up.
@@ -42,16 +49,59 @@ class CompileHelperError(OSError):
     """A command the helper refused, or a helper that is gone (sealed after the warm-up)."""
 
 
-def validate_command(argv, programs, scratch):
-    """None when the helper may run argv, else the reason. programs: allowed real paths;
-    scratch: the runner's scratch folder (real path)."""
+C_COMPILER_FLAGS = {"-O3", "-shared", "-fPIC", "-Wno-psabi", "-std=c++17"}
+_LIBRARY = re.compile(r"^-l:?[A-Za-z0-9_.+-]+$")  # -lcuda, or by file name as Triton 3.6 asks: -l:libcuda.so.1
+
+
+def _inside(path, folder):
+    real, root = os.path.realpath(path), os.path.realpath(folder)
+    return real == root or real.startswith(root + os.sep)
+
+
+def validate_c_compile(argv, scratch, read_dirs):
+    """None when argv is Triton's launcher build (see the module's docstring), else the reason."""
+    sources, expect_output = 0, False
+    for arg in argv[1:]:
+        if expect_output:
+            if not os.path.isabs(arg) or not _inside(arg, scratch):
+                return f"the compiler's output {arg!r} must be inside the scratch folder"
+            expect_output = False
+            continue
+        if arg == "-o":
+            expect_output = True
+            continue
+        if arg in C_COMPILER_FLAGS or _LIBRARY.match(arg):
+            continue
+        if arg.startswith(("-I", "-L")) and len(arg) > 2:
+            folder = arg[2:]
+            if os.path.isabs(folder) and (_inside(folder, scratch) or any(_inside(folder, d) for d in read_dirs)):
+                continue
+            return f"folder option {arg!r} names a folder the compiler may not use"
+        if arg.startswith("-"):
+            return f"compiler option {arg!r} is not Triton's launcher build"
+        if os.path.isabs(arg) and _inside(arg, scratch) and arg.endswith((".c", ".cpp", ".cc")):
+            sources += 1
+            continue
+        return f"argument {arg!r} must be a source file inside the scratch folder"
+    if expect_output or sources != 1:
+        return "the compiler builds exactly one source file from the scratch folder into it"
+    return None
+
+
+def validate_command(argv, programs, scratch, c_compilers=(), read_dirs=()):
+    """None when the helper may run argv, else the reason. programs: allowed real paths of ptxas;
+    c_compilers: allowed real paths of the C compiler (Triton's launcher build); read_dirs: the
+    folders it may read headers and libraries from; scratch: the runner's scratch folder (real path)."""
     if not isinstance(argv, (list, tuple)) or not argv or not all(isinstance(a, str) for a in argv):
         return "the command must be a non-empty list of strings (no shell)"
     if any("\0" in a for a in argv):
         return "an argument holds a NUL byte"
     program = os.path.realpath(argv[0])
+    if program in c_compilers:
+        return validate_c_compile(argv, scratch, read_dirs)
     if program not in programs:
-        return f"only {', '.join(sorted(os.path.basename(p) for p in programs)) or 'nothing'} may run, not {argv[0]}"
+        allowed = sorted(os.path.basename(p) for p in set(programs) | set(c_compilers))
+        return f"only {', '.join(allowed) or 'nothing'} may run, not {argv[0]}"
     root = os.path.realpath(scratch)
     for arg in argv[1:]:
         if arg.startswith("-"):
@@ -102,6 +152,7 @@ def serve(sock, scratch):
     """The helper's loop: one 'configure' (the allowed programs, from the trusted parent before the
     sandbox), then 'run' requests until the socket closes."""
     programs = None
+    c_compilers, read_dirs = set(), []
     while True:
         request = _recv(sock)
         if request is None:
@@ -109,13 +160,15 @@ def serve(sock, scratch):
         kind = request.get("type")
         if kind == "configure" and programs is None:
             programs = {os.path.realpath(p) for p in request.get("programs", []) if isinstance(p, str)}
+            c_compilers = {os.path.realpath(p) for p in request.get("c_compilers", []) if isinstance(p, str)}
+            read_dirs = [os.path.realpath(p) for p in request.get("read_dirs", []) if isinstance(p, str)]
             _send(sock, {"ok": True})
             continue
         if kind != "run" or programs is None:
             _send(sock, {"ok": False, "error": "the compile helper expects one configure, then run requests"})
             continue
         argv = request.get("argv")
-        problem = validate_command(argv, programs, scratch)
+        problem = validate_command(argv, programs, scratch, c_compilers, read_dirs)
         if problem:
             _send(sock, {"ok": False, "error": problem})
             continue
@@ -153,8 +206,9 @@ class HelperClient:
         child.close()
         return cls(parent, pid)
 
-    def configure(self, programs):
-        _send(self.sock, {"type": "configure", "programs": list(programs)})
+    def configure(self, programs, c_compilers=(), read_dirs=()):
+        _send(self.sock, {"type": "configure", "programs": list(programs), "c_compilers": list(c_compilers),
+                          "read_dirs": list(read_dirs)})
         answer = _recv(self.sock)
         if not answer or not answer.get("ok"):
             raise CompileHelperError("the compile helper did not accept its configuration")

@@ -40,14 +40,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-import compile_helper  # noqa: E402  (beside this file)
+import capture  # noqa: E402  (beside this file)
+import compile_helper  # noqa: E402
 import runner_protocol as rp  # noqa: E402
 
 EXIT_RUN_ERROR = 3      # the C++ runner's codes: 3 run/CUDA error, 4 the candidate cannot be loaded,
 EXIT_LOAD_ERROR = 4     # 5 the sandbox could not be applied
 EXIT_SANDBOX_ERROR = 5
 ERR_CAP = 1 << 16
-HELPER_ABI = 2          # runner_py_capi.cc's ptxbench_rp_abi_version
+HELPER_ABI = 3          # runner_py_capi.cc's ptxbench_rp_abi_version
 # Why "ready" says audit false: the C++ runner's launch audit (CUPTI callbacks and marker kernels,
 # docs/trusted-timing.md) has no Python counterpart; the harness records this in the timing details.
 NO_AUDIT = ("the Triton runner does not audit launches (no CUPTI callback counter); kernel provenance "
@@ -80,6 +81,8 @@ class Helper:
             "ptxbench_rp_sync_attach": ([ctypes.c_int, c, sz], ctypes.c_int),
             "ptxbench_rp_sync_wait_go": ([ctypes.c_uint32, ctypes.c_int], ctypes.c_int),
             "ptxbench_rp_sync_signal_done": ([ctypes.c_uint32], None),
+            "ptxbench_rp_capture_begin": ([u64, c, sz], ctypes.c_int),
+            "ptxbench_rp_capture_end": ([u64, c, sz], ctypes.c_int),
         }
         for name, (args, res) in sig.items():
             f = getattr(L, name)
@@ -156,6 +159,16 @@ class Helper:
         b = self._buf()
         return None if self.lib.ptxbench_rp_synchronize(b, len(b)) == 0 else b.value.decode("utf-8", "replace")
 
+    def reset_persisting_l2(self):
+        self.lib.ptxbench_rp_reset_persisting_l2()
+
+    def profiler_start(self):
+        """0, or the CUDA error code of cudaProfilerStart."""
+        return self.lib.ptxbench_rp_profiler_start()
+
+    def profiler_stop(self):
+        return self.lib.ptxbench_rp_profiler_stop()
+
     def sync_attach(self, fd):
         """Maps the shared go/done page; raises with the reason when fd is not one."""
         b = self._buf()
@@ -167,6 +180,21 @@ class Helper:
 
     def sync_signal_done(self, seq):
         self.lib.ptxbench_rp_sync_signal_done(seq & 0xFFFFFFFF)
+
+    def capture_begin(self, stream):
+        b = self._buf()
+        self._check(self.lib.ptxbench_rp_capture_begin(stream, b, len(b)), b)
+
+    def capture_end(self, stream):
+        """The captured graph's description (dict); raises with the reason the capture broke."""
+        b = self._buf(64 << 20)
+        rc = self.lib.ptxbench_rp_capture_end(stream, b, len(b))
+        text = b.value.decode("utf-8", "replace")
+        if rc == 1:
+            raise RuntimeError(text)
+        if rc == 2:
+            raise RuntimeError("the captured graph's description is larger than 64 MiB")
+        return json.loads(text)
 
 
 class Runner:
@@ -200,6 +228,9 @@ class Runner:
         self.noop_buffer = 0
         self.warmed_up = False
         self.wrap_method = None  # how raw pointers become tensors (decided on the first buffer)
+        self.scratch = ""
+        self.recorder = capture.CompileRecorder()
+        self.captures = 0        # capture mode: calls captured so far
 
     # ---- messages -----------------------------------------------------------------------
     def fail(self, message, code=EXIT_RUN_ERROR, kind=None):
@@ -232,6 +263,7 @@ class Runner:
         scratch = m.get("scratch") or os.environ.get("TMPDIR", "")
         if not scratch or not os.path.isdir(scratch):
             self.fail(f"no scratch folder ({scratch!r})")
+        self.scratch = scratch
         self.kernel_cache = os.path.join(scratch, m.get("kernel_cache", rp.KERNEL_CACHE_FOLDER))
 
         # The CUDA context (torch's, the device's primary context) and the helper library.
@@ -260,29 +292,32 @@ class Runner:
         # Triton's own start-up, which starts programs (the C compiler for its driver module, ptxas
         # for its version): done now, before the sandbox and before any candidate code.
         try:
-            with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
-                libcuda = rp.libcuda_dir_from_maps(f.read())
-            to_set, to_unset = rp.triton_environment(scratch, libcuda)
-            for k in to_unset:
-                os.environ.pop(k, None)
-            os.environ.update(to_set)
-            driver = triton.runtime.driver.active
-            target = driver.get_current_target()
-            _ = driver.utils  # builds (gcc) and loads Triton's cuda_utils module
-            from triton.compiler.compiler import make_backend
-            make_backend(target).hash()  # runs `ptxas --version` once (cached by Triton)
-            os.environ["TRITON_CACHE_DIR"] = self.kernel_cache
-            os.makedirs(self.kernel_cache, exist_ok=True)
+            prepare_compiler(triton, scratch, self.kernel_cache)
         except Exception as e:
             self.fail(f"Triton could not be initialised: {rp.exception_summary(e, '')}")
         programs = find_ptxas(triton)
         if not programs:
             self.fail("Triton's ptxas was not found (triton/backends/nvidia/bin/ptxas or TRITON_PTXAS_PATH)")
+        compilers, read_dirs = find_c_compiler(), launcher_read_dirs(triton)
         try:
-            self.compile_helper.configure(programs)
+            self.compile_helper.configure(programs, compilers, read_dirs)
         except Exception as e:
             self.fail(f"the compile helper could not be configured: {e}")
         patched = self.install_proxy(compile_helper.make_subprocess_proxy(self.compile_helper))
+        if self.mode == "capture":
+            # Compile one trivial kernel now, before the sandbox: Triton's LLVM installs its signal
+            # handlers (SIGSYS among them) the first time it compiles. Done here, the sandbox installs
+            # its own SIGSYS handler after LLVM's and owns it; done later, under the sandbox, LLVM's
+            # rt_sigaction(SIGSYS) is a violation (the sandbox refuses new SIGSYS actions).
+            try:
+                warm_compile(triton)
+            except Exception as e:
+                self.fail(f"Triton could not compile a trivial kernel: {rp.exception_summary(e, '')}")
+            self.log(f"LLVM's signal handlers before the sandbox: SIGSYS {'caught' if sigsys_caught() else 'not caught'}")
+            try:
+                self.recorder.install(triton)
+            except Exception as e:
+                self.fail(f"the compile recorder could not be installed: {rp.exception_summary(e, '')}")
         self.log(f"candidate {self.candidate_file}")
         self.log(f"python {sys.version.split()[0]}, torch {torch.__version__} (CUDA {torch.version.cuda}), "
                  f"triton {getattr(triton, '__version__', '?')}, ptxas {programs}, subprocess proxied in "
@@ -423,7 +458,49 @@ class Runner:
                 self.lib.memset(tensor.data_ptr(), 0xFF, d.bytes)
 
     # ---- the call -----------------------------------------------------------------------
+    def capture_call(self):
+        """Capture mode: run() once under stream capture (nothing executes), then the capture
+        document in scratch/capture-<n>.json for the harness. done says ok or why not."""
+        self.captures += 1
+        done = {"type": "done", "nonce": self.nonce, "method": "none"}
+        failure, graph = None, None
+        stream = self.stream.cuda_stream
+        try:
+            self.lib.capture_begin(stream)
+        except RuntimeError as e:
+            failure = (f"the call could not be captured: {e}", "exception")
+        if failure is None:
+            failure = self.call_entry()
+            try:
+                graph = self.lib.capture_end(stream)
+            except RuntimeError as e:
+                failure = failure or (f"run() cannot be replayed: {e}", "exception")
+        err = self.lib.synchronize()
+        if self.sync_call:
+            self.lib.sync_signal_done(self.nonce)  # nothing is timed in capture mode; the page must still be answered
+        if failure is None and err is None:
+            try:
+                kernels = capture.compiled_kernels(self.recorder, self.scratch)
+                capture.write_capture(self.scratch, self.captures,
+                                      capture.capture_document([t.data_ptr() for t in self.args], graph, kernels))
+            except Exception as e:
+                failure = (f"the capture could not be written: {rp.exception_summary(e, '')}", "exception")
+        if failure:
+            done.update({"ok": False, "error": failure[0], "error_kind": failure[1]})
+        elif err:
+            done.update({"ok": False, "error": f"CUDA error after the candidate's call: {err}"})
+        else:
+            done["ok"] = True
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.release()
+        self.channel.send(done)
+        if err:
+            self.exit(EXIT_RUN_ERROR)
+
     def go(self):
+        if self.mode == "capture" and not self.noop:
+            return self.capture_call()
         t0 = self.lib.now() if self.cupti else 0
         failure = None
         if self.profile_window:
@@ -490,6 +567,77 @@ class Runner:
                 return
 
 
+def prepare_compiler(triton, scratch, kernel_cache):
+    """Triton's own start-up, which starts programs (the C compiler for its driver module, ptxas for
+    its version), with CUDA already initialised in this process: its environment under `scratch`
+    (rp.triton_environment), the driver module built, ptxas asked, then TRITON_CACHE_DIR pointed at
+    `kernel_cache`. Before the sandbox and before any candidate code (the runner's setup and the
+    trusted recompile both)."""
+    with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+        libcuda = rp.libcuda_dir_from_maps(f.read())
+    to_set, to_unset = rp.triton_environment(scratch, libcuda)
+    for k in to_unset:
+        os.environ.pop(k, None)
+    os.environ.update(to_set)
+    driver = triton.runtime.driver.active
+    target = driver.get_current_target()
+    _ = driver.utils  # builds (gcc) and loads Triton's cuda_utils module
+    from triton.compiler.compiler import make_backend
+    make_backend(target).hash()  # runs `ptxas --version` once (cached by Triton)
+    os.environ["TRITON_CACHE_DIR"] = kernel_cache
+    os.makedirs(kernel_cache, exist_ok=True)
+    return target
+
+
+def warm_compile(triton):
+    """Compiles one trivial kernel (no launch, no device memory): LLVM's one-time set-up happens now."""
+    import triton.language as tl
+    from triton.compiler import ASTSource
+
+    @triton.jit
+    def _ptxbench_warm(x_ptr):
+        tl.store(x_ptr, tl.load(x_ptr) + 1)
+
+    target = triton.runtime.driver.active.get_current_target()
+    triton.compile(ASTSource(_ptxbench_warm, {"x_ptr": "*fp32"}, {}, {}), target=target)
+
+
+def sigsys_caught():
+    """Whether this process has a handler for SIGSYS (SigCgt bit 31 of /proc/self/status)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) & (1 << (31 - 1)))
+    except OSError:
+        pass
+    return False
+
+
+def find_c_compiler():
+    """The C compiler Triton builds its launcher modules with ($CC, else gcc, else clang), real path."""
+    import shutil
+    cc = os.environ.get("CC") or shutil.which("gcc") or shutil.which("clang")
+    return [os.path.realpath(cc)] if cc and os.path.isfile(os.path.realpath(cc)) else []
+
+
+def launcher_read_dirs(triton):
+    """The read-only folders Triton's launcher build names (-I, -L): Triton's package, Python's
+    headers, and the folder of the libcuda it uses."""
+    import sysconfig
+    where = getattr(triton, "__file__", None)
+    dirs = [os.path.dirname(os.path.realpath(where))] if where else []
+    for scheme in sysconfig.get_scheme_names():
+        for key in ("include", "platinclude"):
+            try:
+                dirs.append(sysconfig.get_paths(scheme=scheme)[key])
+            except (KeyError, ValueError):
+                pass
+    if os.environ.get("TRITON_LIBCUDA_PATH"):
+        dirs.append(os.environ["TRITON_LIBCUDA_PATH"])
+    return sorted({os.path.realpath(d) for d in dirs if d})
+
+
 def find_ptxas(triton):
     """The ptxas programs Triton may start (real paths): what its NVIDIA backend resolves, or the
     binaries it ships, or TRITON_PTXAS_PATH."""
@@ -541,6 +689,9 @@ def main(argv=None):
         return 2
     if args["diagnose"]:
         return diagnose()
+    # 0. Triton's environment: nothing inherited may change how it compiles (the trusted recompile
+    #    compiles under the same settings and must produce the same cubins).
+    rp.scrub_triton_environment(os.environ)
     # 1. The compile helper, while this process has a single thread and no candidate code.
     scratch = os.environ.get("TMPDIR") or "/tmp"
     helper_client = compile_helper.HelperClient.start(os.path.realpath(scratch))
@@ -559,8 +710,14 @@ def main(argv=None):
         return 3
     channel.send({"type": "hello", "token": args["token"], "pid": os.getpid(), "language": "triton"})
     runner = Runner(channel, helper_client, torch, triton, sync_fd=args["sync_fd"])
-    runner.serve()
-    runner.release()
+    try:
+        runner.serve()
+        runner.release()
+    except SystemExit:
+        raise
+    except BaseException as e:  # a runner bug must end the process, not leave the harness waiting
+        runner.fail(f"the runner failed: {rp.exception_summary(e, '')}")
+        os._exit(EXIT_RUN_ERROR)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # the candidate's objects and Triton's atexit hooks are not our concern

@@ -327,6 +327,24 @@ UNSAFE_TRITON_ENV = ("TRITON_INTERPRET", "TRITON_REMOTE_CACHE_BACKEND", "TRITON_
                      "MLIR_ENABLE_DUMP", "LLVM_IR_ENABLE_DUMP", "TRITON_ALWAYS_COMPILE")
 
 
+# What may stay of the host's Triton settings: where its tools are. Everything else that changes how
+# Triton compiles (fusion, precision, line info, overrides, dumps, caches) is removed, and line info
+# is off, in the capture and in the trusted recompile alike, so that both compile the same cubins
+# from the same source (line info would also carry the file's path into them).
+KEPT_TRITON_ENV = ("TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISASM_PATH",
+                   "TRITON_LIBCUDA_PATH")
+
+
+def scrub_triton_environment(env):
+    """Removes every TRITON_*, MLIR_* and LLVM_* variable but KEPT_TRITON_ENV from `env` (a mutable
+    mapping such as os.environ) and sets TRITON_DISABLE_LINE_INFO=1. Returns what it removed."""
+    removed = [k for k in list(env) if (k.startswith(("TRITON_", "MLIR_", "LLVM_")) and k not in KEPT_TRITON_ENV)]
+    for k in removed:
+        del env[k]
+    env["TRITON_DISABLE_LINE_INFO"] = "1"
+    return removed
+
+
 def triton_environment(scratch, libcuda_dir=None):
     """The environment changes for Triton in a runner: (to_set, to_unset). The kernel cache is set
     later (after Triton's own driver module is built in DRIVER_CACHE_FOLDER)."""

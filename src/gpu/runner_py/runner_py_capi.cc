@@ -29,6 +29,7 @@
 #include "core/sync_channel.h"
 #include "gpu/common/activity_tracer.h"
 #include "gpu/common/ipc_tensor.h"
+#include "gpu/runner_py/graph_capture.h"
 #include "sandbox/runner_integration.h"
 
 namespace {
@@ -55,7 +56,7 @@ int cuda_fail(cudaError_t e, const char* what, char* err, size_t cap) {
 
 extern "C" {
 
-__attribute__((visibility("default"))) int ptxbench_rp_abi_version() { return 2; }
+__attribute__((visibility("default"))) int ptxbench_rp_abi_version() { return 3; }
 
 __attribute__((visibility("default"))) int ptxbench_rp_set_device(int device, char* err, size_t cap) {
   if (auto e = cudaSetDevice(device); e != cudaSuccess) return cuda_fail(e, "cudaSetDevice", err, cap);
@@ -192,6 +193,21 @@ __attribute__((visibility("default"))) int ptxbench_rp_sync_wait_go(uint32_t seq
 /// Publishes done = seq: the harness's clock stops here.
 __attribute__((visibility("default"))) void ptxbench_rp_sync_signal_done(uint32_t seq) {
   if (g_sync.valid()) g_sync.signal_done(seq);
+}
+
+/// Capture mode (gpu/runner_py/graph_capture.h): starts a relaxed stream capture on `stream`.
+__attribute__((visibility("default"))) int ptxbench_rp_capture_begin(uint64_t stream, char* err, size_t cap) {
+  auto st = ptxbench::gpu::begin_stream_capture(stream);
+  if (!st) return put(st.err().message, err, cap), 1;
+  return 0;
+}
+
+/// Ends it; out: {"nodes": [...]} (return 0), the reason (return 1), or 2 when out is too small
+/// (the capture is gone then: call with a buffer large enough, the caller starts at 16 MiB).
+__attribute__((visibility("default"))) int ptxbench_rp_capture_end(uint64_t stream, char* out, size_t cap) {
+  auto graph = ptxbench::gpu::end_stream_capture(stream);
+  if (!graph) return put(graph.err().message, out, cap), 1;
+  return put(graph->dump(), out, cap);
 }
 
 }  // extern "C"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """TEST-ONLY stand-in for ptxbench-harness --serve-fds (tests/eval/harness_session_test.cc): speaks the
 session protocol without a GPU. What it does with a candidate depends on its symbol: "run" passes,
-"wrong" fails correctness, "infra" reports an infrastructure failure, "die" exits, "hang" never
+"wrong" fails correctness, "infra" reports an infrastructure failure (an error line, then exit), "die" exits, "hang" never
 answers. The task name "setup_fails" makes the setup fail. Its verdicts are made up."""
 import json, os, sys, time
 
@@ -33,12 +33,17 @@ for line in inp:
         os._exit(3)
     if sym == "hang":
         time.sleep(3600)
-    outcome = {"run": "passed", "wrong": "incorrect_numerical", "infra": "infra_error"}[sym]
+    if sym == "infra":  # the harness's own failure: an error line, never a result, and the harness exits
+        send({"error": "fake infra_error"})
+        sys.exit(1)
+    outcome = {"run": "passed", "wrong": "incorrect_numerical"}[sym]
     stages = [{"stage": "sanitize", "outcome": "passed", "seconds": 0.1, "summary": "clean"}]
     if outcome == "incorrect_numerical":
         stages.append({"stage": "correctness", "outcome": "failed", "seconds": 0.2, "summary": "wrong"})
     result = {"format": "ptxbench.gpu-stage-result/1", "id": c["id"], "outcome": outcome,
-              "message": "fake " + outcome, "log": "", "stages": stages}
+              "message": "fake " + outcome + " (" + c.get("language", "cuda") + ")", "log": "", "stages": stages,
+              "measurement": {"device": "GPU-fake", "lease_dir": "/tmp/fake",
+                              "holds": [{"stage": "timing", "exclusive": True, "waited_ms": 1.5, "held_ms": 900.0}]}}
     if outcome == "incorrect_numerical":
         result["deciding_stage"] = "correctness"
     if outcome in ("passed", "incorrect_numerical"):

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The CPU test binaries' tests that need cuobjdump or a GPU, on the GPU host (~2 min): the pack SASS
+# tests incl. Blackwell (ptxbench_prompts_tests PackSass*), the disassembler (ptxbench_sass_tests
+# Disassembler*), the agent loop on the GPU (ptxbench_agent_tests TurnLoopTest.OnTheGpu*). They skip
+# visibly on the build machine. Binaries from bench/stage_binaries.sh (libcpp-httplib, the tests'
+# fake model server, is carried beside them: the GPU host lacks it).
+# Results in bench/results/<gpu>/gpu_host_tests/ ($OUT/gpu_host_tests.tar.gz): gpu_host_cpu_tests.txt.
+set -uo pipefail
+source "$(dirname "$0")/../lib/env.sh"
+bench_gpu gpu_host_tests
+# The test binaries have the build machine's source tree path compiled in as a fallback; where that
+# path is /work/main and does not exist here, point it at this copy.
+if [ "$ROOT" != /work/main ] && [ ! -e /work/main ]; then
+  mkdir -p /work && ln -sfn "$ROOT" /work/main
+  mkdir -p "$ROOT/build" && { [ -e "$ROOT/build/bin" ] || ln -sfn "$BIN" "$ROOT/build/bin"; }
+fi
+out="$RESULTS/gpu_host_cpu_tests.txt"
+: > "$out"
+fails=0
+for t in "ptxbench_prompts_tests PackSass*" "ptxbench_sass_tests Disassembler*" \
+         "ptxbench_agent_tests TurnLoopTest.OnTheGpu*"; do
+  set -- $t
+  LD_LIBRARY_PATH="$BIN:$LD_LIBRARY_PATH" timeout 180 "$BIN/$1" --gtest_filter="$2" >> "$out" 2>&1
+  rc=$?
+  echo "GPU-host subset of $1 ($2): exit $rc"
+  [ "$rc" -eq 0 ] || fails=$((fails + 1))
+done
+tail -3 "$out"
+exit "$fails"

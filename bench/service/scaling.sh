@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Issue 24's acceptance on the Hopper GPU at hand (about 8 minutes): one measurement path for every
+# client, exclusive measurement per GPU.
+#   0. solo: every GEMM and attention example through `ptxbench eval`, one task at a time, nothing else
+#      on the GPU: the reference verdicts;
+#   1. for N = 1, 2, 4 GPU workers on this one GPU (`ptxbench serve --gpu-workers-per-device N`, 4 CPU
+#      workers, no --target: the service takes the GPU's own): every example at once through the
+#      upstream-format client (tests/service/upstream_client.py); evaluations per minute, nvidia-smi's
+#      GPU busy while they ran;
+#   2. compare: each N's verdicts against the solo ones — status, target verdict and deciding stage
+#      identical, every passing speedup within 1 % of the solo run's, no profile_error, and every
+#      verdict measured with the GPU to itself (its measurement record says exclusive).
+# Results: bench/results/<gpu>/service/scaling/ (solo_*.json, n<N>/upstream_client.json, compare_n<N>.json,
+# summary.txt with one PASS/FAIL line per check), $OUT/service.tar.gz when OUT is set.
+#   bench/stage_binaries.sh                 # here, before carrying the tree
+#   bench/service/scaling.sh                # on the GPU host, from the checkout
+set -uo pipefail
+source "$(dirname "$0")/../lib/env.sh"
+bench_gpu service/scaling
+cd "$ROOT" || exit 2
+work=$(mktemp -d /tmp/ptxbench-scaling-XXXXXX)
+port=${PTXBENCH_SERVICE_PORT:-18777}
+URL="http://127.0.0.1:$port"
+server=
+bench_cleanup() {
+  [ -n "$server" ] && { kill -TERM "$server" 2>/dev/null; sleep 1; kill -KILL "$server" 2>/dev/null; wait "$server" 2>/dev/null; }
+  rm -rf "$work"
+}
+# The same protocol for the solo evaluation and the service's workers (hang.cu's sanitizer limit sets the pace).
+TIMEOUTS=(--call-timeout 10 --sanitize-timeout 15)
+G=examples/gemm
+A=examples/attention
+declare -A TASK_OF=(
+  [$G/plain_tiled.cu]=gemm_n7168_k5120 [$G/wgmma.cu]=gemm_n7168_k5120 [$G/wgmma_tma_pipelined.cu]=gemm_n7168_k5120
+  [$G/wgmma_tma_pack.cu]=gemm_n7168_k5120 [$G/wgmma_dead_branch.cu]=gemm_n7168_k5120 [$G/wrong_result.cu]=gemm_n7168_k5120
+  [$G/out_of_bounds.cu]=gemm_n7168_k5120 [$G/hang.cu]=gemm_n7168_k5120 [$G/host_segfault.cu]=gemm_n7168_k5120
+  [$A/plain_fwd.cu]=mha_with_lse_d128 [$A/wgmma_fwd.cu]=mha_with_lse_d128
+  [$A/plain_fwd_causal.cu]=mha_with_lse_d128_causal [$A/wgmma_fwd_causal.cu]=mha_with_lse_d128_causal
+  [$A/plain_bwd.cu]=mha_bwd_d128 [$A/plain_bwd_causal.cu]=mha_bwd_d128_causal)
+SPECS=()
+for f in "${!TASK_OF[@]}"; do SPECS+=("$f@${TASK_OF[$f]}"); done
+
+echo "== 0. solo: ptxbench eval per task, nothing else on the GPU"
+solo_files=()
+for task in gemm_n7168_k5120 mha_with_lse_d128 mha_with_lse_d128_causal mha_bwd_d128 mha_bwd_d128_causal; do
+  files=()
+  for f in "${!TASK_OF[@]}"; do [ "${TASK_OF[$f]}" = "$task" ] && files+=("$f"); done
+  timeout 240 "$BIN/ptxbench" eval "${files[@]}" --task "$task" "${TIMEOUTS[@]}" --out "$RESULTS/solo_$task.json" \
+    > "$RESULTS/solo_$task.txt" 2>&1
+  echo "$task: exit $? (${#files[@]} examples) at ${SECONDS}s"
+  solo_files+=("$RESULTS/solo_$task.json")
+done
+python3 - "$RESULTS/solo.json" "${solo_files[@]}" <<'PY'
+import json, sys
+out = []
+for path in sys.argv[2:]:
+    try:
+        d = json.load(open(path))
+    except (OSError, ValueError):
+        continue
+    out += d if isinstance(d, list) else [d]
+json.dump(out, open(sys.argv[1], "w"), indent=1)
+print(f"solo: {len(out)} verdicts")
+PY
+
+for n in 1 2 4; do
+  echo "== 1. ptxbench serve with $n GPU worker(s) on this GPU"
+  mkdir -p "$RESULTS/n$n"
+  "$BIN/ptxbench" serve --listen "127.0.0.1:$port" --service-dir "$work/service-n$n" --cpu-workers 4 --devices 0 \
+    --gpu-workers-per-device "$n" --max-sessions 6 "${TIMEOUTS[@]}" > "$RESULTS/n$n/serve.log" 2>&1 &
+  server=$!
+  ready=1
+  for _ in $(seq 300); do
+    if python3 bench/service/service_gpu_check.py ready --url "$URL" --gpu "$n"; then ready=0; break; fi
+    kill -0 "$server" 2>/dev/null || break
+    sleep 0.2
+  done
+  bench_check "n$n: serve ready with $n GPU workers and no --target" $ready
+  timeout 420 python3 bench/service/service_gpu_check.py upstream --url "$URL" --out "$RESULTS/n$n" \
+    --target "$PTXBENCH_TARGET" --max-wait 400 "${SPECS[@]}" 2>&1 | tee "$RESULTS/n$n/upstream_client.txt"
+  bench_check "n$n: every example through the upstream-format client" "${PIPESTATUS[0]}"
+  python3 bench/service/service_gpu_check.py fetch --url "$URL" /metrics "$RESULTS/n$n/metrics.txt"
+  kill -TERM "$server" 2>/dev/null; for _ in $(seq 50); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$server" 2>/dev/null; wait "$server" 2>/dev/null; server=
+  mkdir -p "$RESULTS/n$n/worker_logs"; cp "$work/service-n$n"/logs/*.log "$RESULTS/n$n/worker_logs/" 2>/dev/null
+  python3 bench/service/service_gpu_check.py compare --out "$RESULTS" --direct "$RESULTS/solo.json" --speedup-tolerance 0.01 \
+    "n$n=$RESULTS/n$n/upstream_client.json" 2>&1 | tee "$RESULTS/compare_n$n.txt"
+  bench_check "n$n: status, target verdict, deciding stage as solo; speedups within 1 %" "${PIPESTATUS[0]}"
+  mv "$RESULTS/compare.json" "$RESULTS/compare_n$n.json" 2>/dev/null
+  python3 - "$RESULTS/n$n/upstream_client.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["summary"]
+bad = []
+for resp in d["responses"]:
+    v = (resp.get("ptxbench") or {}).get("verdict") or {}
+    t = v.get("target_instructions") or {}
+    if t.get("verdict") == "profile_error":
+        bad.append(f"profile_error: {t.get('reason')}")
+    m = v.get("measurement")
+    if v.get("status") == "PASSED" and not (m and m.get("exclusive")):
+        bad.append("a passing verdict not measured exclusively")
+print(f"evaluations per minute {s['evaluations_per_minute']}, GPU busy {s['gpu_busy_fraction_nvidia_smi']} (nvidia-smi), "
+      f"GPU-stage seconds per second {s['gpu_stage_seconds_per_wall_second']}")
+for b in bad:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+PY
+  bench_check "n$n: no profile_error, every passing verdict measured exclusively" $?
+done
+bench_done

@@ -1,0 +1,251 @@
+"""The bench scripts without a GPU (label cpu): the one GPU-detection rule (bench/lib/gpu_target.sh)
+against a fake nvidia-smi on PATH, the results folder and tarball every script gets from
+bench/lib/env.sh (also when a time limit stops it), and rules every script under bench/ must keep:
+it parses (`bash -n`, python compiles), it is listed in bench/README.md, it names no GPU, and a GPU
+script goes through bench_gpu."""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.realpath(os.path.join(HERE, "..", ".."))
+BENCH = os.path.join(ROOT, "bench")
+DETECT = os.path.join(BENCH, "lib", "gpu_target.sh")
+ENV = os.path.join(BENCH, "lib", "env.sh")
+BASH = shutil.which("bash") or "/bin/bash"
+PYTHON = shutil.which("python3")
+
+# Scripts left where they were while another branch moves them (none now).
+TRANSITIONAL = set()
+# Scripts under the GPU areas that run on the CPU (fake workers, rendering a committed run).
+CPU_ONLY = {"service/http_bench.sh", "service/queue_bench.sh", "agents/report_agent_run.sh"}
+
+
+def bench_files(ext):
+    out = []
+    for path in glob.glob(os.path.join(BENCH, "**", "*." + ext), recursive=True):
+        rel = os.path.relpath(path, BENCH)
+        if rel.startswith("results" + os.sep):
+            continue
+        out.append(rel)
+    return sorted(out)
+
+
+class FakeGpu:
+    """A folder for PATH with python3 (the detection reads suite/targets.json with it) and, when a
+    model is given, an nvidia-smi that prints it and records its arguments."""
+
+    def __init__(self, tmp, model=None, exit_code=0):
+        home = tempfile.mkdtemp(dir=tmp, prefix="gpu-")
+        self.dir = os.path.join(home, "bin")
+        os.makedirs(self.dir)
+        os.symlink(PYTHON, os.path.join(self.dir, "python3"))
+        self.args_file = os.path.join(home, "nvidia-smi.args")
+        if model is not None:
+            smi = os.path.join(self.dir, "nvidia-smi")
+            with open(smi, "w") as f:
+                f.write("#!%s\necho \"$*\" > %s\n" % (BASH, self.args_file))
+                if exit_code:
+                    f.write("echo 'No devices were found'\nexit %d\n" % exit_code)
+                else:
+                    f.write("printf '%%s\\n' %s\n" % shlex_quote(model))
+            os.chmod(smi, 0o755)
+
+    def args(self):
+        with open(self.args_file) as f:
+            return f.read().strip()
+
+
+def shlex_quote(s):
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+@unittest.skipUnless(PYTHON and os.path.exists(BASH), "needs bash and python3")
+class GpuTargetTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def detect(self, gpu, **env):
+        e = {"PATH": gpu.dir, "HOME": self.tmp, "PTXBENCH_ROOT": ROOT}
+        e.update(env)
+        return subprocess.run([BASH, DETECT], env=e, capture_output=True, text=True, timeout=60)
+
+    def assert_target(self, model, target):
+        gpu = FakeGpu(self.tmp, model)
+        r = self.detect(gpu)
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, target), r.stderr)
+        self.assertEqual(gpu.args(), "--query-gpu=name --format=csv,noheader -i 0")
+
+    def assert_one_line_error(self, r, *fragments):
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(r.stdout, "")
+        lines = r.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, r.stderr)
+        for fragment in fragments:
+            self.assertIn(fragment, lines[0])
+
+    def test_an_h100_sxm_is_h100_by_its_exact_gpu_name(self):
+        self.assert_target("NVIDIA H100 80GB HBM3", "h100")
+
+    def test_an_h200_is_h200(self):
+        self.assert_target("NVIDIA H200", "h200")
+
+    def test_an_h100_pcie_is_h100_by_the_whole_word(self):
+        self.assert_target("NVIDIA H100 PCIe", "h100")
+
+    def test_a_gh200_is_no_target_and_a_clear_error(self):
+        gpu = FakeGpu(self.tmp, "NVIDIA GH200 480GB")
+        self.assert_one_line_error(self.detect(gpu), "NVIDIA GH200 480GB", "none of the suite's targets")
+
+    def test_no_nvidia_smi_is_a_clear_error(self):
+        self.assert_one_line_error(self.detect(FakeGpu(self.tmp)), "no NVIDIA GPU", "nvidia-smi not found")
+
+    def test_nvidia_smi_without_a_gpu_is_a_clear_error(self):
+        gpu = FakeGpu(self.tmp, "unused", exit_code=6)
+        self.assert_one_line_error(self.detect(gpu), "found no GPU 0", "exit 6", "No devices were found")
+
+    def test_the_device_index_is_asked_about(self):
+        gpu = FakeGpu(self.tmp, "NVIDIA H200")
+        r = self.detect(gpu, PTXBENCH_DEVICE="3")
+        self.assertEqual(r.stdout.strip(), "h200", r.stderr)
+        self.assertEqual(gpu.args(), "--query-gpu=name --format=csv,noheader -i 3")
+
+    def test_the_override_names_the_model_without_nvidia_smi(self):
+        r = self.detect(FakeGpu(self.tmp), PTXBENCH_GPU_MODEL="NVIDIA H100 80GB HBM3")
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "h100"), r.stderr)
+        r = self.detect(FakeGpu(self.tmp), PTXBENCH_GPU_MODEL="NVIDIA GH200 480GB")
+        self.assert_one_line_error(r, "GH200")
+
+
+@unittest.skipUnless(PYTHON and os.path.exists(BASH) and shutil.which("tar") and shutil.which("timeout"),
+                     "needs bash, python3, tar and timeout")
+class BenchEnvTest(unittest.TestCase):
+    """bench_gpu, bench_check, bench_done and the packing at exit, as a bench script uses them."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.results = os.path.join(self.tmp, "results")
+        self.out = os.path.join(self.tmp, "out")
+
+    def script(self, body, model="NVIDIA H100 80GB HBM3", limit=None):
+        path = os.path.join(self.tmp, "demo.sh")
+        with open(path, "w") as f:
+            f.write("set -uo pipefail\nsource %s\n%s\n" % (shlex_quote(ENV), body))
+        env = dict(os.environ, PTXBENCH_RESULTS_ROOT=self.results, OUT=self.out, PTXBENCH_CUDNN_DIR="system",
+                   PTXBENCH_ROOT=ROOT, PTXBENCH_BIN=os.path.join(self.tmp, "no-bin"))
+        env.pop("PTXBENCH_DEVICE", None)
+        if model is None:
+            env.pop("PTXBENCH_GPU_MODEL", None)
+            env["PATH"] = FakeGpu(self.tmp).dir + os.pathsep + "/usr/bin" + os.pathsep + "/bin"
+        else:
+            env["PATH"] = FakeGpu(self.tmp).dir + os.pathsep + os.environ.get("PATH", "")
+            env["PTXBENCH_GPU_MODEL"] = model
+        cmd = [BASH, path] if limit is None else ["timeout", str(limit), BASH, path]
+        return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+
+    def packed(self, name):
+        with tarfile.open(os.path.join(self.out, name + ".tar.gz")) as t:
+            return {m.name: m for m in t.getmembers()}, t
+
+    def test_results_go_to_the_targets_folder_and_are_packed_with_the_log(self):
+        r = self.script('bench_gpu demo/part\necho "results=$RESULTS target=$PTXBENCH_TARGET"\n'
+                        'echo data > "$RESULTS/file.txt"\nbench_check "one holds" 0\nbench_check "two holds" 1\n'
+                        'bench_check "three holds" 1\nbench_done')
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)  # the number of FAILs
+        folder = os.path.join(self.results, "h100", "demo", "part")
+        self.assertIn("results=%s target=h100" % folder, r.stdout)
+        with open(os.path.join(folder, "summary.txt")) as f:
+            self.assertEqual(f.read().splitlines(), ["PASS one holds", "FAIL two holds", "FAIL three holds", "FAILS: 2"])
+        with open(os.path.join(folder, "run.log")) as f:
+            log = f.read()
+        self.assertRegex(log, r"# gpu 0: NVIDIA H100 80GB HBM3 .*target h100")
+        names, _ = self.packed("demo")
+        self.assertTrue({"demo/part/run.log", "demo/part/file.txt", "demo/part/summary.txt"} <= set(names), names)
+
+    def test_a_time_limit_still_leaves_the_results_packed(self):
+        r = self.script('bench_gpu slow\necho started > "$RESULTS/progress.txt"\necho started\nsleep 60', limit=4)
+        self.assertEqual(r.returncode, 124)
+        names, _ = self.packed("slow")
+        self.assertIn("slow/progress.txt", names)
+        self.assertIn("slow/run.log", names)
+
+    def test_without_a_gpu_nothing_is_created_and_the_error_is_one_line(self):
+        r = self.script("bench_gpu demo\necho should-not-run", model=None)
+        self.assertEqual(r.returncode, 2)
+        self.assertNotIn("should-not-run", r.stdout)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertFalse(os.path.exists(self.results))
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_a_bad_folder_name_is_refused(self):
+        for name in ("../escape", "/abs", "a b"):
+            r = self.script("bench_gpu %s" % shlex_quote(name))
+            self.assertEqual(r.returncode, 2, name)
+            self.assertIn("results folder name", r.stderr)
+
+
+@unittest.skipUnless(os.path.exists(BASH), "needs bash")
+class BenchScriptsTest(unittest.TestCase):
+    def test_every_shell_script_parses(self):
+        scripts = bench_files("sh")
+        self.assertGreater(len(scripts), 30)
+        for rel in scripts:
+            r = subprocess.run([BASH, "-n", os.path.join(BENCH, rel)], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, "%s: %s" % (rel, r.stderr))
+
+    def test_every_python_helper_compiles(self):
+        for rel in bench_files("py"):
+            with open(os.path.join(BENCH, rel)) as f:
+                compile(f.read(), rel, "exec")  # raises SyntaxError with the file and line
+
+    def test_shellcheck_finds_no_errors_where_it_is_installed(self):
+        shellcheck = shutil.which("shellcheck")
+        if not shellcheck:
+            self.skipTest("shellcheck is not installed")
+        scripts = [os.path.join(BENCH, rel) for rel in bench_files("sh")]
+        r = subprocess.run([shellcheck, "-x", "-S", "error", *scripts], capture_output=True, text=True, cwd=ROOT)
+        self.assertEqual(r.returncode, 0, r.stdout[-4000:])
+
+    def test_the_readme_lists_every_script(self):
+        with open(os.path.join(BENCH, "README.md")) as f:
+            readme = f.read()
+        for rel in bench_files("sh") + bench_files("py"):
+            if os.path.basename(rel) in TRANSITIONAL and os.sep not in rel:
+                continue
+            self.assertTrue("`%s`" % rel in readme, "bench/README.md does not list bench/%s" % rel)
+
+    def test_no_script_names_a_gpu(self):
+        # --target h200, bench/results/h200, gemm__h200__base, *_h200.sh, h200_evidence: a GPU's name
+        # where the detected target belongs.
+        named = re.compile(r"--target[ =]+[a-z]\d{3}\b|results/[a-z]\d{3}\b|(?<![A-Za-z0-9])h\d00_|_h\d00(?![0-9])")
+        for rel in bench_files("sh") + bench_files("py"):
+            if os.path.basename(rel) in TRANSITIONAL and os.sep not in rel:
+                continue
+            with open(os.path.join(BENCH, rel)) as f:
+                for n, line in enumerate(f, 1):
+                    self.assertIsNone(named.search(line), "bench/%s:%d names a GPU: %s" % (rel, n, line.strip()))
+
+    def test_every_gpu_script_detects_the_gpu(self):
+        for rel in bench_files("sh"):
+            area = rel.split(os.sep)[0]
+            if area not in ("eval", "service", "triton", "agents", "adapt") or rel in CPU_ONLY:
+                continue
+            with open(os.path.join(BENCH, rel)) as f:
+                text = f.read()
+            self.assertIn("lib/env.sh", text, "bench/%s does not source bench/lib/env.sh" % rel)
+            # bench_gpu (target, results folder, tarball), or bench_gpu_target where a script keeps its own
+            # results folder (the adaptation scripts): either way the one detection rule.
+            self.assertRegex(text, r"(?m)(^\s*bench_gpu \S|\$\(bench_gpu_target\))",
+                             "bench/%s never calls bench_gpu or bench_gpu_target" % rel)
+
+
+if __name__ == "__main__":
+    unittest.main()
