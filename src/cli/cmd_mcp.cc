@@ -18,6 +18,9 @@
 #include "cli/output_paths.h"
 #include "cli/print_verdict.h"
 #include "cli/prompt_source.h"
+#include "cli/target_choice.h"
+#include "eval/harness_job.h"
+#include "eval/pipeline.h"
 #include "mcp/server.h"
 #include "prompts/variant_manifest.h"
 
@@ -25,11 +28,11 @@ namespace ptxbench::cli {
 namespace {
 
 struct mcp_options {
-  std::string remote, token_file, target = "h200", variant = "base", evaluator = "pipeline";
+  std::string remote, token_file, target, variant = "base", evaluator = "pipeline";
   int device = 0, fake_delay_ms = 0, progress_interval_ms = 2000;
 };
 
-exit_status run_mcp(const context& ctx, const mcp_options& o) {
+exit_status run_mcp(const context& ctx, mcp_options o) {
   if (auto st = check_output_dir(ctx.cache_dir.string(), ctx.cache_dir_named_by); !st)
     return report_error(st.err().message, exit_status::usage);
   if (!o.remote.empty() && !is_service_url(o.remote))
@@ -38,6 +41,12 @@ exit_status run_mcp(const context& ctx, const mcp_options& o) {
   auto s = std::make_shared<suite>();
   if (auto loaded = load_suite(ctx.suite_dir()); !loaded) return report_error(loaded.err().message, exit_status::usage);
   else *s = std::move(*loaded);
+  // The target of calls that name none: --target, else this machine's GPU's (the one rule, target_choice.h).
+  const eval::pipeline_config probe_config;
+  auto chosen = choose_target(*s, {o.target, o.remote.empty() && o.evaluator == "pipeline", o.device,
+                                   eval::harness_path(probe_config)});
+  if (!chosen) return report_error(chosen.err().message, exit_status::usage);
+  o.target = *chosen;
   if (!s->find_target(o.target)) {
     std::vector<std::string> names;
     for (const auto& [name, info] : s->targets) names.push_back(name);
@@ -101,7 +110,7 @@ void add_mcp_command(CLI::App& app, context& ctx) {
                   "evaluate on a PTXBench service (http://HOST:PORT) instead of this machine's GPU");
   cmd->add_option("--token-file", o->token_file,
                   "--remote: the service's bearer token file (default: $PTXBENCH_SERVICE_TOKEN, if set)");
-  cmd->add_option("--target", o->target, "the target GPU a call gets when it names none");
+  cmd->add_option("--target", o->target, "the target GPU a call gets when it names none (default: this machine's GPU's, else h200)");
   cmd->add_option("--variant", o->variant, "the prompt variant show_task renders when a call names none");
   cmd->add_option("--device", o->device, "CUDA device ordinal of local evaluations")->check(whole_number(0, 1023));
   cmd->add_option("--progress-interval-ms", o->progress_interval_ms,
@@ -114,6 +123,7 @@ void add_mcp_command(CLI::App& app, context& ctx) {
   cmd->add_option("--fake-delay-ms", o->fake_delay_ms, "fake evaluator: milliseconds per evaluation")
       ->check(whole_number(0, 3'600'000))
       ->group("");
+  // run_mcp takes a copy: the chosen target fills it in.
   cmd->callback([&ctx, o]() { ctx.exit = run_mcp(ctx, *o); });
 }
 
