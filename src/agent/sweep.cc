@@ -20,6 +20,7 @@
 #include "core/record_name.h"
 #include "core/sha256.h"
 #include "suite/trace.h"
+#include "suite/unknown_target.h"
 
 namespace ptxbench::agent {
 namespace {
@@ -197,7 +198,7 @@ result<sweep_outcome> run_sweep(const sweep_options& o, sweep_services& s) {
 result<sweep_outcome> run_plan(const sweep_options& o, sweep_services& s, const std::vector<plan_item>& plan,
                                ordered_json wanted) {
   const target_info* target = s.tasks->find_target(o.target);
-  if (!target) return make_error(fmt::format("unknown target '{}'", o.target));
+  if (!target) return make_error(unknown_target_message(*s.tasks, o.target));
   for (const auto& item : plan)
     if (!s.tasks->find_task(item.task) || item.target != o.target)
       return make_error(fmt::format("plan item {}: task '{}' on target '{}' is not in the suite or not this run's target",

@@ -25,6 +25,7 @@
 #include "eval/triton_stages.h"
 #include "suite/binding.h"
 #include "suite/task.h"
+#include "suite/unknown_target.h"
 #include "verdict/verdict_json.h"
 
 namespace ptxbench::cli {
@@ -184,9 +185,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
   auto s = load_suite(ctx.suite_dir());
   if (!s) return report_error(s.err().message, exit_status::usage);
   if (!opts.target.empty() && !s->find_target(opts.target)) {
-    std::vector<std::string> target_names;
-    for (const auto& [name, t] : s->targets) target_names.push_back(name);
-    return report_error(unknown_name_message("target", opts.target, target_names, "expected h100, h200 or b200"),
+    return report_error(unknown_target_message(*s, opts.target),
                         exit_status::usage);
   }
   bool all_json = !opts.files.empty();

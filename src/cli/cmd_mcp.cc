@@ -23,6 +23,7 @@
 #include "eval/pipeline.h"
 #include "mcp/server.h"
 #include "prompts/variant_manifest.h"
+#include "suite/unknown_target.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -48,9 +49,7 @@ exit_status run_mcp(const context& ctx, mcp_options o) {
   if (!chosen) return report_error(chosen.err().message, exit_status::usage);
   o.target = *chosen;
   if (!s->find_target(o.target)) {
-    std::vector<std::string> names;
-    for (const auto& [name, info] : s->targets) names.push_back(name);
-    return report_error(unknown_name_message("target", o.target, names, "suite/targets.json lists them"),
+    return report_error(unknown_target_message(*s, o.target),
                         exit_status::usage);
   }
   auto manifest = prompts::load_variant_manifest(ctx.packs_dir());

@@ -16,6 +16,7 @@
 #include "prompts/token_estimator.h"
 #include "prompts/variant_manifest.h"
 #include "suite/task.h"
+#include "suite/unknown_target.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -62,9 +63,7 @@ exit_status run_prompt(const context& ctx, const prompt_options& o) {
   }
   const target_info* ti = s->find_target(o.target);
   if (!ti) {
-    std::vector<std::string> names;
-    for (const auto& [name, info] : s->targets) names.push_back(name);
-    return report_error(unknown_name_message("target", o.target, names, "suite/targets.json lists them"),
+    return report_error(unknown_target_message(*s, o.target),
                         exit_status::usage);
   }
   auto manifest = prompts::load_variant_manifest(ctx.packs_dir());

@@ -22,6 +22,7 @@
 #include "prompts/variant_manifest.h"
 #include "cli/option_checks.h"
 #include "cli/output_paths.h"
+#include "suite/unknown_target.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -73,9 +74,7 @@ exit_status run_command(run_args a, const context& ctx) {
   if (!tasks) return report_error(tasks.err().message, exit_status::usage);
   // The target is resolved before the plan records the command, so a resumed run keeps it.
   if (!a.target.empty() && !tasks->find_target(a.target)) {
-    std::vector<std::string> names;
-    for (const auto& [name, t] : tasks->targets) names.push_back(name);
-    return report_error(unknown_name_message("target", a.target, names, "expected h100, h200 or b200"), exit_status::usage);
+    return report_error(unknown_target_message(*tasks, a.target), exit_status::usage);
   }
   const eval::pipeline_config probe_config;  // the harness beside this program, as the evaluator uses
   const bool local_gpu = a.evaluator == "pipeline" && !a.cpu_only;

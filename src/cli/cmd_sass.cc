@@ -18,6 +18,7 @@
 #include "sass/ncu_report.h"
 #include "sass/static_check.h"
 #include "suite/task.h"
+#include "suite/unknown_target.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -94,9 +95,7 @@ exit_status run_sass(const context& ctx, sass_options o) {
     if (!s) return report_error(s.err().message, exit_status::usage);
     const target_info* t = s->find_target(o.target);
     if (!t) {
-      std::vector<std::string> names;
-      for (const auto& [n, ti] : s->targets) names.push_back(n);
-      return report_error(unknown_name_message("target", o.target, names, "suite/targets.json lists them"),
+      return report_error(unknown_target_message(*s, o.target),
                           exit_status::usage);
     }
     o.families = t->required_families;

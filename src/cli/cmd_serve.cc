@@ -22,6 +22,7 @@
 #include "service/job_runner.h"
 #include "service/local_workers.h"
 #include "service/worker_command.h"
+#include "suite/unknown_target.h"
 
 namespace ptxbench::cli {
 namespace fs = std::filesystem;
@@ -70,9 +71,7 @@ fs::path self_exe() {
 result<std::string> choose_default_target(const serve_args& a, const suite& tasks, const context& ctx,
                                           const std::vector<int>& gpus) {
   if (!a.target.empty() && !tasks.find_target(a.target)) {
-    std::vector<std::string> names;
-    for (const auto& [name, t] : tasks.targets) names.push_back(name);
-    return make_error("--target: " + unknown_name_message("target", a.target, names, "expected one of the suite's targets"));
+    return make_error("--target: " + unknown_target_message(tasks, a.target));
   }
   std::set<std::string> here;  // the targets the local GPUs are
   for (int d : gpus) {

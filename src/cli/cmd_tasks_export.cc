@@ -17,6 +17,7 @@
 #include "harbor/task_folder.h"
 #include "prompts/variant_manifest.h"
 #include "suite/task.h"
+#include "suite/unknown_target.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -57,9 +58,7 @@ exit_status run_export(const context& ctx, const export_options& o) {
   if (!s) return report_error(s.err().message, exit_status::usage);
   const target_info* target = s->find_target(o.target);
   if (!target) {
-    std::vector<std::string> names;
-    for (const auto& [name, info] : s->targets) names.push_back(name);
-    return report_error(unknown_name_message("target", o.target, names, "suite/targets.json lists them"),
+    return report_error(unknown_target_message(*s, o.target),
                         exit_status::usage);
   }
   auto tasks = chosen_tasks(*s, *target, o);

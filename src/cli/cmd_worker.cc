@@ -13,6 +13,7 @@
 #include "cli/service_options.h"
 #include "queue/open_store.h"
 #include "service/worker_command.h"
+#include "suite/unknown_target.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -85,7 +86,7 @@ void add_worker_command(CLI::App& app, context& ctx) {
       if (!t.empty()) s.targets.push_back(t);
     for (const auto& t : s.targets)
       if (!tasks->find_target(t)) {
-        ctx.exit = report_error(fmt::format("--targets: unknown target '{}'", t), exit_status::usage);
+        ctx.exit = report_error("--targets: " + unknown_target_message(*tasks, t), exit_status::usage);
         return;
       }
     s.evaluator = a->evaluator;

@@ -3,6 +3,7 @@
 #include "core/file_io.h"
 #include "suite/task.h"
 #include "suite/task_view.h"
+#include "suite/unknown_target.h"
 #include "test_support.h"
 
 namespace ptxbench {
@@ -56,6 +57,14 @@ TEST(Suite, BrokenDefinitionNamesFileAndPath) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.err().message.find("gemm_n7168_k5120.json: invalid JSON at line 1"), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST(Suite, AnUnknownTargetIsNamedWithAGuessOrTheSuitesTargets) {
+  auto s = load_suite(testing::repo_root() / "suite");
+  ASSERT_TRUE(s.ok()) << s.err().message;
+  EXPECT_EQ(unknown_target_message(*s, "h300"), "unknown target 'h300' (did you mean 'h100'?)");
+  EXPECT_EQ(unknown_target_message(*s, "tpu-v5-pod"),
+            "unknown target 'tpu-v5-pod'; expected one of b200, h100, h200 (suite/targets.json)");
 }
 
 TEST(Suite, CloseNamesSuggestsPrefixesAndTypos) {
