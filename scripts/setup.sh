@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev
   libcurl4-openssl-dev libssl-dev libpcre2-dev libcpp-httplib-dev
   libseccomp-dev  # the candidate sandbox (src/sandbox)
   libgtest-dev libgmock-dev
