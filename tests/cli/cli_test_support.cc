@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "build/toolchain.h"
 #include "test_support.h"
 
 namespace ptxbench::testing {
@@ -29,5 +30,7 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 bool one_line(const std::string& text) {
   return !text.empty() && text.back() == '\n' && std::count(text.begin(), text.end(), '\n') == 1;
 }
+
+bool have_nvcc() { return build::find_toolchain(PTXBENCH_CUDA_ROOT_FOR_TESTS).ok(); }
 
 }  // namespace ptxbench::testing

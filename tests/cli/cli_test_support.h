@@ -19,4 +19,7 @@ std::string first_line(const std::string& text);
 /// True when stderr is exactly one line (a clear error, no stack trace).
 bool one_line(const std::string& text);
 
+/// True when the CUDA toolkit the tests are configured with has an nvcc (the build stage can run).
+bool have_nvcc();
+
 }  // namespace ptxbench::testing

@@ -11,7 +11,6 @@
 #include <functional>
 #include <sstream>
 
-#include "build/toolchain.h"
 #include "cli/cli_test_support.h"
 #include "core/json_check.h"
 #include "test_support.h"
@@ -25,7 +24,7 @@ constexpr const char* k_decode = "gqa_paged_decode_h24_kv8_d128_ps1";
 constexpr const char* k_paged_prefill = "gqa_paged_prefill_causal_h24_kv8_d128_ps1";
 constexpr const char* k_ragged = "gqa_ragged_prefill_causal_h32_kv4_d128";
 
-bool have_nvcc() { return build::find_toolchain(PTXBENCH_CUDA_ROOT_FOR_TESTS).ok(); }
+using testing::have_nvcc;
 
 std::string example(const std::string& name) { return (ptxbench::testing::repo_root() / "examples/gqa" / name).string(); }
 
