@@ -26,7 +26,7 @@ struct draft {
   ordered_json metadata;
 };
 
-std::string fenced(const std::string& code) {
+std::string sft_fenced(const std::string& code) {
   std::string body = code;
   if (!body.empty() && body.back() != '\n') body += '\n';
   return "```cuda\n" + body + "```";
@@ -140,7 +140,7 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
         d.task = p.task;
         d.error_type = error_type_name(p.type);
         d.messages = {{"system", p.system_prompt}, {"user", p.task_prompt}, {"assistant", p.wrong.reply},
-                      {"user", p.wrong.feedback}, {"assistant", "\n" + fenced(p.correct.kernel)}};
+                      {"user", p.wrong.feedback}, {"assistant", "\n" + sft_fenced(p.correct.kernel)}};
         d.metadata = {{"format", "fixit"}, {"task", p.task}, {"target", p.target}, {"arch", p.arch},
                       {"variant", p.variant}, {"error_type", d.error_type}, {"label", p.label},
                       {"pair_id", p.id}, {"pairs_dir", set->source_dir},

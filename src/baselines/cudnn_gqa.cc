@@ -46,7 +46,7 @@ positions positions_for(gqa_layout layout) {
   return {};
 }
 
-result<int64_t> axis(const baseline_request& request, const char* name) {
+result<int64_t> gqa_axis(const baseline_request& request, const char* name) {
   auto it = request.axes.find(name);
   if (it == request.axes.end())
     return make_error(fmt::format("{}: axis '{}' missing (the GQA definitions name it)", k_kind, name));
@@ -617,7 +617,7 @@ result<gqa_request> gqa_request_from(const baseline_request& request) {
                                  {"num_kv_indices", &r.num_kv_indices}});
   }
   for (const field& f : fields) {
-    auto value = axis(request, f.name);
+    auto value = gqa_axis(request, f.name);
     if (!value) return value.err();
     *f.into = *value;
   }

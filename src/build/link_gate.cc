@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "build/measurement_rules.h"
+#include "core/text.h"
 
 namespace ptxbench::build {
 namespace {
@@ -22,14 +22,6 @@ constexpr std::array<std::string_view, 7> k_banned_dynamic_loading = {
 constexpr std::array<std::string_view, 16> k_banned_process = {
     "system", "popen",  "execl", "execle", "execlp", "execv",       "execve",       "execvp",
     "execvpe", "fexecve", "fork", "vfork", "clone",  "posix_spawn", "posix_spawnp", "syscall"};
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 }  // namespace
 
@@ -47,7 +39,7 @@ std::vector<gate_finding> check_linkage(const elf_dynamic_info& info, const std:
                       lib));
   }
   for (const auto& sym : info.undefined) {
-    std::string low = lower(sym.name);
+    std::string low = ascii_lower(sym.name);
     std::string kind = sym.weak ? "weak undefined symbol" : "undefined symbol";
     if (starts_with(low, "cublas") || starts_with(low, "cudnn")) {
       add("vendor-library", sym.name,

@@ -10,17 +10,10 @@
 #include "build/measurement_rules.h"
 #include "build/source_scan.h"
 #include "core/file_io.h"
+#include "core/text.h"
 
 namespace ptxbench::build {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // Vendor math libraries whose use makes a candidate not a hand-written kernel.
 constexpr std::array<std::string_view, 2> k_vendor_prefixes = {"cublas", "cudnn"};
@@ -82,7 +75,7 @@ void check_one(const source_file& file, std::vector<gate_finding>& out) {
     out.push_back({rule, file.path, line, source_line(file.content, line), std::move(message)});
   };
   for (const auto& inc : scanned.includes) {
-    std::string base = lower(header_basename(inc.header));
+    std::string base = ascii_lower(header_basename(inc.header));
     for (auto prefix : k_vendor_prefixes)
       if (starts_with(base, prefix))
         add("vendor-library", inc.line,
@@ -90,7 +83,7 @@ void check_one(const source_file& file, std::vector<gate_finding>& out) {
                         "and cuDNN are not allowed)", inc.header));
   }
   for (const auto& tok : scanned.identifiers) {
-    std::string low = lower(tok.text);
+    std::string low = ascii_lower(tok.text);
     for (auto prefix : k_vendor_prefixes) {
       if (starts_with(low, prefix)) {
         add("vendor-library", tok.line,

@@ -29,6 +29,13 @@ std::vector<std::string_view> split_lines(std::string_view text) {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
 std::optional<int64_t> parse_count(std::string_view s) {
   s = trim(s);
   if (s.empty() || s.front() == ',' || s.back() == ',') return std::nullopt;
