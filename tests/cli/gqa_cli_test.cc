@@ -28,7 +28,7 @@ using testing::have_nvcc;
 
 std::string example(const std::string& name) { return (ptxbench::testing::repo_root() / "examples/gqa" / name).string(); }
 
-ordered_json check_json(const std::string& file, const std::string& task) {
+ordered_json gqa_check_json(const std::string& file, const std::string& task) {
   auto r = run_cli({"check", example(file), "--task", task, "--target", "h200", "--json"});
   EXPECT_TRUE(r.started);
   auto j = parse_json(r.out, file);
@@ -62,7 +62,7 @@ TEST(GqaCli, ExamplesPassTheCpuStages) {
                                                                      {"plain_ragged_prefill.cu", k_ragged},
                                                                      {"wgmma_ragged_prefill.cu", k_ragged}};
   for (const auto& [file, task] : examples) {
-    auto j = check_json(file, task);
+    auto j = gqa_check_json(file, task);
     EXPECT_EQ(j["outcome"], "built") << file << ": " << j.value("message", "") << "\n" << j.value("log", "");
   }
 }
@@ -70,11 +70,11 @@ TEST(GqaCli, ExamplesPassTheCpuStages) {
 TEST(GqaCli, AnExampleAgainstAnotherTasksSignatureFailsTheLinkGate) {
   if (!have_nvcc()) GTEST_SKIP() << "needs nvcc";
   // The decode kernel exports 8 tensors; the paged prefill task passes 9 (it adds qo_indptr).
-  auto j = check_json("plain_paged_decode.cu", k_paged_prefill);
+  auto j = gqa_check_json("plain_paged_decode.cu", k_paged_prefill);
   EXPECT_EQ(j["outcome"], "incorrect_shape") << j.dump();
   EXPECT_EQ(j["deciding_stage"], "link_gate");
   // The ragged kernel exports 8 tensors too.
-  auto k = check_json("plain_ragged_prefill.cu", k_paged_prefill);
+  auto k = gqa_check_json("plain_ragged_prefill.cu", k_paged_prefill);
   EXPECT_EQ(k["outcome"], "incorrect_shape") << k.dump();
 }
 
