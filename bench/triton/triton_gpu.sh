@@ -31,8 +31,7 @@
 # full ones --timing-cap 0.5 (timing precision does not matter here).
 #
 # Environment: bench/lib/env.sh (bench_gpu: the target from the GPU's name, RESULTS, run.log, the
-# tarball; PTXBENCH_BIN, PTXBENCH_DEVICE, PTXBENCH_GPU_MODEL, PTXBENCH_RESULTS_ROOT), or in a tree
-# without it a small stand-in below over the older bench/env.sh. Results:
+# tarball; PTXBENCH_BIN, PTXBENCH_DEVICE, PTXBENCH_GPU_MODEL, PTXBENCH_RESULTS_ROOT). Results:
 # bench/results/<target>/triton/<run>/ (<run>: "all", or the parts named, e.g. "exploits"):
 # <part>/<chunk>.{json,txt} (verdicts, output), examples/solutions/, cases.tsv (chunk, part, exit,
 # seconds), service/ (serve.log, upstream_client.json, compare.json, worker logs),
@@ -52,49 +51,8 @@ RUN=all
 [ ${#PARTS[@]} -lt 4 ] && RUN=$(IFS=-; echo "${PARTS[*]}")
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-if [ -f "$HERE/../lib/env.sh" ]; then
-  # shellcheck source=bench/lib/env.sh
-  source "$HERE/../lib/env.sh"
-else
-  # A tree from before bench/lib: the older environment (it also points OUT at a results folder and
-  # creates it: give it a throwaway one and keep the device tool's), and what bench_gpu/bench_done do.
-  DEVICE_OUT=${OUT:-}
-  if [ -z "$DEVICE_OUT" ]; then OUT=$(mktemp -d /tmp/ptxbench-triton-env-XXXXXX); export OUT; fi
-  if [ -z "${PTXBENCH_BIN:-}" ] && [ -x "$HERE/../../.carry/bin/ptxbench" ]; then
-    PTXBENCH_BIN="$(cd "$HERE/../.." && pwd)/.carry/bin"
-    export PTXBENCH_BIN
-  fi
-  # shellcheck source=/dev/null
-  source "$HERE/../env.sh"
-  [ -z "$DEVICE_OUT" ] && rm -rf "$OUT"
-  OUT=$DEVICE_OUT
-  BENCH_FAILS=0
-  bench_gpu() {
-    local model=${PTXBENCH_GPU_MODEL:-}
-    [ -n "$model" ] || model=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "${PTXBENCH_DEVICE:-0}" 2>/dev/null | head -1)
-    PTXBENCH_TARGET=$(python3 - "$ROOT/suite/targets.json" "$model" <<'PY'
-import json, re, sys
-targets, model = json.load(open(sys.argv[1]))["targets"], sys.argv[2].strip()
-words = set(re.findall(r"[a-z0-9]+", model.lower()))
-hit = [t for t, d in targets.items() if d.get("gpu_name") == model] or [t for t in targets if t in words]
-print(hit[0] if model and len(hit) == 1 else "")
-PY
-)
-    [ -n "$PTXBENCH_TARGET" ] || { echo "bench: GPU '${model:-none}' is none of the suite's targets" >&2; exit 2; }
-    export PTXBENCH_TARGET
-    RESULTS_GPU=${PTXBENCH_RESULTS_ROOT:-$ROOT/bench/results}/$PTXBENCH_TARGET
-    RESULTS=$RESULTS_GPU/$1
-    rm -rf "$RESULTS" && mkdir -p "$RESULTS" || exit 2
-    exec > >(tee "$RESULTS/run.log") 2>&1
-    BENCH_PACK=${1%%/*}
-    trap 'if [ -n "$OUT" ]; then mkdir -p "$OUT" && tar -czf "$OUT/$BENCH_PACK.tar.gz" -C "$RESULTS_GPU" "$BENCH_PACK"; fi' EXIT
-    echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $("$BIN/ptxbench" --version 2>/dev/null | head -1); target $PTXBENCH_TARGET"
-  }
-  bench_done() {
-    echo "FAILS: $BENCH_FAILS" | tee -a "$RESULTS/summary.txt"
-    exit $((BENCH_FAILS > 100 ? 100 : BENCH_FAILS))
-  }
-fi
+# shellcheck source=bench/lib/env.sh
+source "$HERE/../lib/env.sh"
 bench_gpu "triton/$RUN"
 RESULTS=$(cd "$RESULTS" && pwd)  # absolute: the service's client resolves paths itself
 cd "$ROOT" || exit 2
@@ -242,7 +200,7 @@ service_job() {
   echo "   service ready: $([ $ready = 0 ] && echo yes || echo NO) at $((SECONDS - START))s"
   local left=$((DEADLINE - SECONDS - 40))
   [ "$left" -lt 30 ] && left=30
-  timeout -k 5 "$left" python3 "$SERVICE_CHECK" upstream --url "$URL" --out "$R" --max-wait "$((left - 10))" \
+  timeout -k 5 "$left" python3 "$SERVICE_CHECK" upstream --url "$URL" --out "$R" --target "$PTXBENCH_TARGET" --max-wait "$((left - 10))" \
     "$S"/*.json > "$R/upstream_client.txt" 2>&1
   echo "   upstream-format client: exit $? at $((SECONDS - START))s"
   while { [ ! -e "$RESULTS/examples/ex_full_gemm.done" ] || [ ! -e "$RESULTS/examples/ex_full_attention.done" ]; } &&
@@ -302,6 +260,7 @@ CHECK=(--examples "$E/manifest.json" --exploits "$X/manifest.json" --expect-exam
 selected agent && CHECK+=(--trajectory "$RESULTS/agent/agent-replay-triton/trajectories/${GEMM}__${T}__base__t0.json")
 selected service && CHECK+=(--service "$RESULTS/service")
 python3 bench/triton/check_triton.py "${CHECK[@]}" ${EVALS[@]+"${EVALS[@]}"} > "$RESULTS/check.txt" 2>&1
+# shellcheck disable=SC2034  # bench_done (bench/lib/env.sh) reads it
 BENCH_FAILS=$?
 cat "$RESULTS/check.txt"
 grep -E '^(PASS|FAIL) ' "$RESULTS/check.txt" > "$RESULTS/summary.txt"

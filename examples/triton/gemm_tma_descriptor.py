@@ -7,7 +7,7 @@ in grouped order.
 Not evaluable by the launch-plan replay: a host descriptor is a CUtensorMap the launch passes by
 value, built in the capture process around that process's addresses, so the plan cannot bind it to
 the harness's tensors (docs/gpu-evaluation.md, "Triton candidates").
-Expected: COMPILE_ERROR (outcome rejected) at link_gate, "the launch plan cannot be replayed".
+Expected: COMPILE_ERROR (outcome rejected) at link_gate, "host tensor descriptors are not supported".
 """
 import torch
 import triton

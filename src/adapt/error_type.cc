@@ -24,6 +24,21 @@ std::string error_type_name(error_type t) {
   return "compile";
 }
 
+std::string upstream_error_label(error_type t) {
+  switch (t) {
+    case error_type::compile: return "Compilation error";
+    case error_type::runtime: return "Runtime error";
+    case error_type::numerical: return "Numerical error";
+    case error_type::timeout: return "Kernel Execution Timeout";
+  }
+  return "Compilation error";
+}
+
+bool upstream_mines(eval_outcome outcome) {
+  return error_type_of(outcome).has_value() && outcome != eval_outcome::incorrect_shape &&
+         outcome != eval_outcome::incorrect_dtype;
+}
+
 std::optional<error_type> parse_error_type(const std::string& name) {
   for (auto t : {error_type::compile, error_type::runtime, error_type::numerical, error_type::timeout})
     if (error_type_name(t) == name) return t;

@@ -11,6 +11,7 @@
 #include "adapt/staged_dir.h"
 #include "adapt/stratified_cap.h"
 #include "core/sha256.h"
+#include "core/jsonl_file.h"
 #include "suite/trace.h"
 
 namespace ptxbench::adapt {
@@ -58,7 +59,7 @@ result<ordered_json> collect_kernels(const kernelgen_options& o, const fs::path&
         r.target_correct = p.value("target_correct", false) && p.value("target_verdict", "") == "executed";
         if (p.contains("speedup") && p["speedup"].is_number()) r.speedup = p["speedup"].get<double>();
         if (o.require_target && !r.target_correct) { dropped["not_target_correct"] += 1; continue; }
-        if (o.min_speedup && (!r.speedup || *r.speedup < *o.min_speedup)) { dropped["below_min_speedup"] += 1; continue; }
+        if (o.speedup_above && (!r.speedup || *r.speedup <= *o.speedup_above)) { dropped["speedup_not_above"] += 1; continue; }
         if (!p.contains("kernel_source") || !p["kernel_source"].is_string() || !p.contains("verdict") || !p["verdict"].is_object())
           return make_error(fmt::format("{}: turn {} is labelled passed but has no kernel_source or verdict", rt.file, k));
         r.id = fmt::format("{}__{}__turn{}", name, fs::path(rt.file).stem().string(), k);
@@ -85,7 +86,7 @@ result<ordered_json> collect_kernels(const kernelgen_options& o, const fs::path&
         found = {found[pick]};
       }
       for (auto& r : found) {
-        if (!seen.insert(sha256_builder().update(r.task).update(r.kernel).hex_digest()).second) {
+        if (o.dedupe && !seen.insert(sha256_builder().update(r.task).update(r.kernel).hex_digest()).second) {
           dropped["duplicate_kernel"] += 1;
           continue;
         }
@@ -94,15 +95,20 @@ result<ordered_json> collect_kernels(const kernelgen_options& o, const fs::path&
     }
   }
   std::vector<strat_item> items;
-  for (const auto& r : kept) items.push_back({r.task, fmt::format("turn{}", r.turn), r.id});
-  auto selection = stratified_cap(items, o.cap_per_definition, o.seed);
-  if (kept.size() > selection.selected.size())
-    dropped["cap"] += static_cast<int>(kept.size() - selection.selected.size());
-  if (selection.selected.empty())
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    items.push_back({kept[i].task, fmt::format("turn{}", kept[i].turn), fmt::format("{:06d}", kept[i].turn),
+                     fmt::format("{:09d}", i), kept[i].id});
+  cap_options cap = o.cap;
+  cap.allow_underfilled = true;  // not upstream's cap: "at most N"
+  auto selection = stratified_cap(items, cap);
+  if (!selection) return selection.err();
+  if (kept.size() > selection->selected.size())
+    dropped["cap"] += static_cast<int>(kept.size() - selection->selected.size());
+  if (selection->selected.empty())
     return make_error(fmt::format("no correct kernel: {} turns read, {} correct, none kept", turns_read, correct_turns));
   std::string lines;
   std::map<std::string, int> per_definition;
-  for (std::size_t i : selection.selected) {
+  for (std::size_t i : selection->selected) {
     const auto& r = kept[i];
     std::string base = "files/" + r.id + "/";
     auto hk = staged->write(base + "kernel.cu", r.kernel);
@@ -131,11 +137,12 @@ result<ordered_json> collect_kernels(const kernelgen_options& o, const fs::path&
       {"format", k_kernelgen_format}, {"created", utc_timestamp()}, {"ptxbench_version", PTXBENCH_VERSION},
       {"argv", o.argv}, {"inputs", inputs},
       {"options", {{"require_target", o.require_target},
-                   {"min_speedup", o.min_speedup ? ordered_json(*o.min_speedup) : ordered_json(nullptr)},
+                   {"speedup_above", o.speedup_above ? ordered_json(*o.speedup_above) : ordered_json(nullptr)},
                    {"select", pair_select_name(o.select)}, {"variants", o.variants}, {"tasks", o.tasks},
-                   {"cap_per_definition", o.cap_per_definition >= 0 ? ordered_json(o.cap_per_definition) : ordered_json(nullptr)},
-                   {"seed", o.seed}}},
-      {"counts", {{"turns_read", turns_read}, {"correct_turns", correct_turns}, {"kernels", selection.selected.size()},
+                   {"dedupe", o.dedupe},
+                   {"cap_per_definition", o.cap.cap >= 0 ? ordered_json(o.cap.cap) : ordered_json(nullptr)},
+                   {"seed", o.cap.seed ? ordered_json(*o.cap.seed) : ordered_json(nullptr)}}},
+      {"counts", {{"turns_read", turns_read}, {"correct_turns", correct_turns}, {"kernels", selection->selected.size()},
                   {"dropped", d}, {"per_definition", per}}}};
   if (auto c = staged->commit(manifest); !c) return c.err();
   return manifest;
@@ -146,7 +153,7 @@ result<std::vector<kernel_row>> load_kernels(const fs::path& dir) {
   if (!manifest) return manifest.err();
   std::string recorded = (*manifest)["files"].is_object() ? (*manifest)["files"].value("kernels.jsonl", "") : "";
   if (auto text = read_verified(dir, "kernels.jsonl", recorded, dir.string()); !text) return text.err();
-  auto lines = read_jsonl(dir / "kernels.jsonl");
+  auto lines = read_jsonl_objects(dir / "kernels.jsonl", k_max_jsonl_bytes);
   if (!lines) return lines.err();
   std::vector<kernel_row> rows;
   std::size_t n = 0;

@@ -1,9 +1,12 @@
 #pragma once
 // `ptxbench kernelgen collect`: the direct-solution baseline's raw material (upstream's
 // collect_correct_kernels, upstream-ptxbench.md §9 "KernelGen"): every correct kernel of a teacher's
-// runs on the original prompts — optionally only target-correct ones and only above a speedup — with
-// the reply that held it, its verdict and the trajectory's first prompts. The SFT row pairs the first
-// task prompt with that reply (upstream: "the first prompt and the selected answer").
+// runs on the original prompts, with the reply that held it, its verdict and the trajectory's first
+// prompts. By default as upstream collected them: the turn passed, a required instruction family was
+// verified as executed (upstream's dynamic SASS tag), and its speedup is strictly above 0. Options:
+// not target-correct kernels too, another speedup bound, the first or fastest turn per trajectory,
+// de-duplication by content, a per-task cap (not upstream's). The SFT row pairs the first task
+// prompt with that reply (upstream: "the first prompt and the selected answer").
 
 #include <filesystem>
 #include <optional>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "adapt/pairs.h"
+#include "adapt/stratified_cap.h"
 #include "core/json_check.h"
 #include "core/result.h"
 
@@ -20,12 +24,12 @@ inline constexpr const char* k_kernelgen_format = "ptxbench.kernelgen/1";
 
 struct kernelgen_options {
   std::vector<std::filesystem::path> run_dirs;
-  bool require_target = false;
-  std::optional<double> min_speedup;
-  pair_select select = pair_select::all;  ///< all correct turns, or the first / fastest per trajectory
+  bool require_target = true;                 ///< upstream's dynamic SASS tag
+  std::optional<double> speedup_above = 0.0;  ///< keep speedups strictly above this (upstream: 0); nullopt: any
+  pair_select select = pair_select::all;      ///< all correct turns, or the first / fastest per trajectory
   std::vector<std::string> variants, tasks;
-  int cap_per_definition = -1;
-  uint64_t seed = 0;
+  bool dedupe = false;                        ///< one kernel per (task, kernel text)
+  cap_options cap;                            ///< per task, stratified by turn (not upstream's)
   std::vector<std::string> argv;
 };
 

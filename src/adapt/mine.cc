@@ -36,6 +36,11 @@ result<std::vector<int>> parse_turn_list(const std::string& spec) {
   return std::vector<int>(turns.begin(), turns.end());
 }
 
+bool ends_with_closing_fence(const std::string& reply) {
+  auto end = reply.find_last_not_of(" \t\r\n\f\v");
+  return end != std::string::npos && end >= 2 && reply.compare(end - 2, 3, "```") == 0;
+}
+
 namespace {
 
 template <typename T>
@@ -81,7 +86,7 @@ result<mine_candidates> collect_failures(const mine_options& o) {
         auto label = parse_outcome(p["label"].get<std::string>());
         if (!label) return make_error(fmt::format("{}: unknown label '{}'", where, p["label"].get<std::string>()));
         auto type = error_type_of(*label);
-        if (!type) {
+        if (!type || (!upstream_mines(*label) && !o.include_shape_dtype)) {
           exclude(fmt::format("label:{}", outcome_name(*label)));
           continue;
         }
@@ -90,13 +95,14 @@ result<mine_candidates> collect_failures(const mine_options& o) {
         if (!keeps(o.turns, k)) { exclude("turn_filter"); continue; }
         if (!p.contains("kernel_source") || !p["kernel_source"].is_string())
           return make_error(where + ": a failed turn without extra.ptxbench.kernel_source");
-        bool unterminated = p.contains("code_block") && p["code_block"].is_object() &&
-                            p["code_block"].value("unterminated", false);
-        if (unterminated && !o.include_unterminated) { exclude("unterminated_code_block"); continue; }
         mined_row r;
+        r.reply = msgs[2 + 2 * k].value("content", "");
+        if (!o.allow_non_fenced && !ends_with_closing_fence(r.reply)) { exclude("reply_not_ending_with_fence"); continue; }
         r.kernel = p["kernel_source"].get<std::string>();
-        std::string dedup_key = sha256_builder().update(meta.task).update(meta.variant).update(r.kernel).hex_digest();
-        if (!seen_kernels.insert(dedup_key).second) { exclude("duplicate_kernel"); continue; }
+        if (o.dedupe_kernels) {
+          std::string dedup_key = sha256_builder().update(meta.task).update(meta.variant).update(r.kernel).hex_digest();
+          if (!seen_kernels.insert(dedup_key).second) { exclude("duplicate_kernel"); continue; }
+        }
         r.id = fmt::format("{}__{}__turn{}", run_name, stem, k);
         r.run_dir = run->dir;
         r.trajectory = rt.file;
@@ -106,11 +112,11 @@ result<mine_candidates> collect_failures(const mine_options& o) {
         r.arch = meta.arch;
         r.variant = meta.variant;
         r.trajectory_index = meta.trajectory_index;
+        r.plan_index = rt.plan_item.value("index", 0);
         r.turn = k;
         r.label = *label;
         r.type = *type;
         if (p.contains("verdict") && p["verdict"].is_object()) r.verdict_message = p["verdict"].value("message", "");
-        r.reply = msgs[2 + 2 * k].value("content", "");
         r.feedback = msgs[3 + 2 * k].value("content", "");
         r.error_log = error_log_of(msgs[3 + 2 * k]);
         r.system_prompt = msgs[0].value("content", "");
@@ -135,9 +141,12 @@ result<ordered_json> mine_failures(const mine_options& o, const fs::path& out) {
   auto cands = collect_failures(o);
   if (!cands) return cands.err();
   std::vector<strat_item> items;
-  for (const auto& r : cands->rows) items.push_back({r.task, r.stratum(), r.id});
-  auto selection = stratified_cap(items, o.cap_per_definition, o.seed);
-  if (selection.selected.empty()) {
+  for (const auto& r : cands->rows)
+    items.push_back({r.task, r.stratum(), r.stratum_sort(),
+                     fmt::format("{:06d}\x1f{:09d}\x1f{}", r.turn, r.plan_index, r.run_dir), r.id});
+  auto selection = stratified_cap(items, o.cap);
+  if (!selection) return selection.err();
+  if (selection->selected.empty()) {
     std::string why;
     for (const auto& [k, v] : cands->excluded) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", v, k);
     return make_error(fmt::format("no failed turn to mine: {} turns read in {} trajectories{}", cands->turns_read,
@@ -149,7 +158,7 @@ result<ordered_json> mine_failures(const mine_options& o, const fs::path& out) {
     per_type[error_type_name(r.type)].first += 1;
     per_definition[r.task].first += 1;
   }
-  for (std::size_t i : selection.selected) {
+  for (std::size_t i : selection->selected) {
     const mined_row& r = cands->rows[i];
     per_type[error_type_name(r.type)].second += 1;
     per_definition[r.task].second += 1;
@@ -177,7 +186,7 @@ result<ordered_json> mine_failures(const mine_options& o, const fs::path& out) {
   }
   if (auto w = staged->write("mined.jsonl", lines); !w) return w.err();
   ordered_json strata = ordered_json::object();
-  for (const auto& [group, by] : selection.strata) {
+  for (const auto& [group, by] : selection->strata) {
     ordered_json g = ordered_json::object();
     for (const auto& [name, c] : by) g[name] = {{"candidates", c.candidates}, {"selected", c.selected}};
     strata[group] = g;
@@ -195,21 +204,26 @@ result<ordered_json> mine_failures(const mine_options& o, const fs::path& out) {
       {"ptxbench_version", PTXBENCH_VERSION},
       {"argv", o.argv},
       {"inputs", cands->inputs},
-      {"options", {{"cap_per_definition", o.cap_per_definition >= 0 ? ordered_json(o.cap_per_definition) : ordered_json(nullptr)},
-                   {"seed", o.seed},
+      {"options", {{"cap_per_definition", o.cap.cap >= 0 ? ordered_json(o.cap.cap) : ordered_json(nullptr)},
+                   {"cap_rule", cap_rule_name(o.cap.rule)},
+                   {"seed", o.cap.seed ? ordered_json(*o.cap.seed) : ordered_json(nullptr)},
+                   {"allow_underfilled_definitions", o.cap.allow_underfilled},
                    {"variants", o.variants},
                    {"turns", o.turns},
                    {"tasks", o.tasks},
-                   {"include_unterminated", o.include_unterminated}}},
+                   {"allow_non_fenced_turns", o.allow_non_fenced},
+                   {"include_shape_dtype", o.include_shape_dtype},
+                   {"dedupe_kernels", o.dedupe_kernels}}},
       {"counts", {{"trajectories_read", cands->trajectories_read},
                   {"trajectories_not_started", cands->trajectories_not_started},
                   {"turns_read", cands->turns_read},
                   {"excluded", excluded},
                   {"candidates", cands->rows.size()},
-                  {"selected", selection.selected.size()},
+                  {"selected", selection->selected.size()},
                   {"per_definition", pairs_json(per_definition)},
                   {"per_error_type", pairs_json(per_type)},
-                  {"per_stratum", strata}}}};
+                  {"per_stratum", strata},
+                  {"underfilled_definitions", selection->underfilled}}}};
   if (auto c = staged->commit(manifest); !c) return c.err();
   return manifest;
 }

@@ -1,11 +1,13 @@
 #pragma once
 // `ptxbench fixit mine`: the failed turns of one or more runs, as Fixit's raw material (upstream's
 // select_failed_kernels + filter_fixit_error_kernels_by_prompt_tag + the rebalanced collection,
-// upstream-ptxbench.md §9.1). A turn is mined when its label is a kernel failure (compile, runtime,
-// numerical incl. shape and dtype, timeout), its reply held a kernel in a closed code block, and it
-// passes the variant and turn filters; identical kernels of the same task and variant are mined once.
-// Then at most `cap_per_definition` rows per task are kept, spread over (error type, turn) strata
-// (stratified_cap.h).
+// upstream-ptxbench.md §9.1 source-01). By default a turn is mined as upstream mined it: its label is a
+// kernel failure upstream counted (compile, runtime, numerical, timeout; shape and dtype failures
+// were upstream's "Other error" and are skipped), the reply ends with a closing code fence (upstream
+// skipped replies with text after the fence or a cut-off block), and it passes the variant, task
+// and turn filters. Then at most `cap.cap` rows per task are kept, spread over (error type, turn)
+// strata by upstream's largest-remainder rule (stratified_cap.h); a task with fewer rows than the
+// cap stops the mining with an error, as upstream's did. Every other behaviour is an option.
 
 #include <cstdint>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "adapt/mined_row.h"
+#include "adapt/stratified_cap.h"
 #include "core/json_check.h"
 #include "core/result.h"
 
@@ -20,14 +23,19 @@ namespace ptxbench::adapt {
 
 struct mine_options {
   std::vector<std::filesystem::path> run_dirs;
-  int cap_per_definition = -1;        ///< < 0: no cap
-  uint64_t seed = 0;
+  cap_options cap;                    ///< cap < 0: no cap
   std::vector<std::string> variants;  ///< keep only these prompt variants; empty: all
   std::vector<int> turns;             ///< keep only these turns (0-based); empty: all
   std::vector<std::string> tasks;     ///< keep only these tasks; empty: all
-  bool include_unterminated = false;  ///< also mine replies whose code block was cut off
+  bool allow_non_fenced = false;      ///< also mine replies that do not end with a closing fence
+  bool include_shape_dtype = false;   ///< also mine incorrect_shape / incorrect_dtype (as numerical)
+  bool dedupe_kernels = false;        ///< mine identical kernels of a task and variant once
   std::vector<std::string> argv;      ///< recorded in the manifest
 };
+
+/// Whether a reply ends with a closing code fence once trailing whitespace is dropped (upstream's
+/// test: `content.rstrip().endswith("```")`).
+bool ends_with_closing_fence(const std::string& reply);
 
 /// Everything mined before the cap, with the reasons turns were left out.
 struct mine_candidates {

@@ -4,10 +4,15 @@
 
 #include "adapt/staged_dir.h"
 #include "core/sha256.h"
+#include "core/jsonl_file.h"
 
 namespace ptxbench::adapt {
 
 std::string mined_row::stratum() const { return fmt::format("{}/turn{}", error_type_name(type), turn); }
+
+std::string mined_row::stratum_sort() const {
+  return upstream_error_label(type) + "\x1f" + std::to_string(turn);
+}
 
 std::string file_safe(const std::string& s) {
   std::string out = s;
@@ -61,7 +66,7 @@ result<std::vector<mined_row>> load_mined(const std::filesystem::path& dir) {
   if ((*manifest)["files"].is_object() && (*manifest)["files"].contains(rows_file))
     recorded = (*manifest)["files"][rows_file].get<std::string>();
   if (auto text = read_verified(dir, rows_file, recorded, dir.string()); !text) return text.err();
-  auto lines = read_jsonl(dir / rows_file);
+  auto lines = read_jsonl_objects(dir / rows_file, k_max_jsonl_bytes);
   if (!lines) return lines.err();
   std::vector<mined_row> rows;
   std::size_t n = 0;

@@ -23,6 +23,7 @@ struct mined_row {
   std::string model;              ///< the student (info.ptxbench.model)
   std::string task, target, arch, variant;
   int trajectory_index = 0;
+  int plan_index = 0;             ///< the trajectory's index in its run's plan (not stored; mining order)
   int turn = 0;
   eval_outcome label = eval_outcome::compile_error;
   adapt::error_type type = error_type::compile;
@@ -37,6 +38,8 @@ struct mined_row {
 
   /// "<error type>/turn<k>", the stratum of the cap.
   [[nodiscard]] std::string stratum() const;
+  /// The stratum's sort key as upstream's: (its error label, the turn as text).
+  [[nodiscard]] std::string stratum_sort() const;
 };
 
 /// Reads MINED/mined.jsonl with every file it names, checking each file's sha256. Errors are one

@@ -11,6 +11,7 @@
 #include "adapt/staged_dir.h"
 #include "adapt/stratified_cap.h"
 #include "core/sha256.h"
+#include "core/jsonl_file.h"
 #include "suite/trace.h"
 
 namespace ptxbench::adapt {
@@ -38,7 +39,7 @@ struct candidate {
   const mined_row* wrong = nullptr;
   std::string repair_trajectory, teacher;
   int turn = 0;
-  std::string kernel, reply;
+  std::string kernel, reply, repair_system, repair_prompt;
   ordered_json extra;  // the repair turn's extra.ptxbench
   std::optional<double> speedup;
   std::string id;
@@ -129,6 +130,8 @@ result<ordered_json> collect_pairs(const pairs_options& o, const fs::path& out) 
           return make_error(fmt::format("{}: turn {} is labelled passed but has no kernel_source or verdict", rt.file, k));
         c.kernel = p["kernel_source"].get<std::string>();
         c.reply = msgs[2 + 2 * k].value("content", "");
+        c.repair_system = msgs[0].value("content", "");
+        c.repair_prompt = msgs[1].value("content", "");
         c.id = fmt::format("{}__r{}", mined_id, k);
         found.push_back(std::move(c));
       }
@@ -143,28 +146,33 @@ result<ordered_json> collect_pairs(const pairs_options& o, const fs::path& out) 
       for (auto& c : found) kept.push_back(std::move(c));
     }
   }
-  // One pair per (task, wrong kernel, correct kernel), the first in input order.
+  // On request, one pair per (task, wrong kernel, correct kernel), the first in input order.
   std::set<std::string> seen;
   std::vector<candidate> unique;
   for (auto& c : kept) {
     std::string key = sha256_builder().update(c.wrong->task).update(c.wrong->kernel).update(c.kernel).hex_digest();
-    if (!seen.insert(key).second) {
+    if (o.dedupe && !seen.insert(key).second) {
       dropped["duplicate"] += 1;
       continue;
     }
     unique.push_back(std::move(c));
   }
   std::vector<strat_item> items;
-  for (const auto& c : unique) items.push_back({c.wrong->task, c.wrong->stratum(), c.id});
-  auto selection = stratified_cap(items, o.cap_per_definition, o.seed);
-  if (unique.size() > selection.selected.size())
-    dropped["post_balancing_cap"] += static_cast<int>(unique.size() - selection.selected.size());
-  if (selection.selected.empty())
+  for (std::size_t i = 0; i < unique.size(); ++i)
+    items.push_back({unique[i].wrong->task, unique[i].wrong->stratum(), unique[i].wrong->stratum_sort(),
+                     fmt::format("{:09d}", i), unique[i].id});
+  cap_options cap = o.cap;
+  cap.allow_underfilled = true;  // post-balancing: "at most N"
+  auto selection = stratified_cap(items, cap);
+  if (!selection) return selection.err();
+  if (unique.size() > selection->selected.size())
+    dropped["post_balancing_cap"] += static_cast<int>(unique.size() - selection->selected.size());
+  if (selection->selected.empty())
     return make_error(fmt::format("no pair: {} repair trajectories with {} turns, {} of them correct, none kept "
-                                  "(see --require-target / --min-speedup)", repairs, repair_turns, correct_turns));
+                                  "(see --no-require-target / --min-speedup)", repairs, repair_turns, correct_turns));
   std::string lines;
   std::map<std::string, int> per_definition, per_type;
-  for (std::size_t i : selection.selected) {
+  for (std::size_t i : selection->selected) {
     const candidate& c = unique[i];
     const mined_row& w = *c.wrong;
     std::string base = "files/" + c.id + "/";
@@ -179,8 +187,10 @@ result<ordered_json> collect_pairs(const pairs_options& o, const fs::path& out) 
     }
     auto sys = staged->write_deduplicated("prompts", w.system_prompt, ".txt");
     auto task = staged->write_deduplicated("prompts", w.task_prompt, ".txt");
-    if (!sys) return sys.err();
-    if (!task) return task.err();
+    auto repair_sys = staged->write_deduplicated("prompts", c.repair_system, ".txt");
+    auto repair_prompt = staged->write_deduplicated("prompts", c.repair_prompt, ".txt");
+    for (const auto* f : {&sys, &task, &repair_sys, &repair_prompt})
+      if (!*f) return f->err();
     const auto& p = c.extra;
     ordered_json row = {
         {"id", c.id},
@@ -192,6 +202,8 @@ result<ordered_json> collect_pairs(const pairs_options& o, const fs::path& out) 
         {"label", std::string(outcome_name(w.label))},
         {"system_prompt_file", *sys},
         {"task_prompt_file", *task},
+        {"repair_system_prompt_file", *repair_sys},
+        {"repair_prompt_file", *repair_prompt},
         {"wrong", {{"mined_id", w.id}, {"model", w.model}, {"trajectory", w.trajectory}, {"turn", w.turn},
                    {"kernel_file", base + "wrong.cu"}, {"kernel_sha256", hash["wrong.cu"]},
                    {"log_file", base + "wrong_log.txt"}, {"log_sha256", hash["wrong_log.txt"]},
@@ -225,10 +237,12 @@ result<ordered_json> collect_pairs(const pairs_options& o, const fs::path& out) 
       {"options", {{"require_target", o.require_target},
                    {"min_speedup", o.min_speedup ? ordered_json(*o.min_speedup) : ordered_json(nullptr)},
                    {"select", pair_select_name(o.select)},
-                   {"cap_per_definition", o.cap_per_definition >= 0 ? ordered_json(o.cap_per_definition) : ordered_json(nullptr)},
-                   {"seed", o.seed}}},
+                   {"dedupe", o.dedupe},
+                   {"cap_per_definition", o.cap.cap >= 0 ? ordered_json(o.cap.cap) : ordered_json(nullptr)},
+                   {"cap_rule", cap_rule_name(o.cap.rule)},
+                   {"seed", o.cap.seed ? ordered_json(*o.cap.seed) : ordered_json(nullptr)}}},
       {"counts", {{"repairs", repairs}, {"repairs_unfinished", repairs_unfinished}, {"repair_turns", repair_turns},
-                  {"correct_turns", correct_turns}, {"pairs", selection.selected.size()}, {"dropped", map_json(dropped)},
+                  {"correct_turns", correct_turns}, {"pairs", selection->selected.size()}, {"dropped", map_json(dropped)},
                   {"per_definition", map_json(per_definition)}, {"per_error_type", map_json(per_type)}}}};
   if (auto c = staged->commit(manifest); !c) return c.err();
   return manifest;
@@ -239,9 +253,10 @@ result<std::vector<pair_row>> load_pairs(const fs::path& dir) {
   if (!manifest) return manifest.err();
   std::string recorded = (*manifest)["files"].is_object() ? (*manifest)["files"].value("pairs.jsonl", "") : "";
   if (auto text = read_verified(dir, "pairs.jsonl", recorded, dir.string()); !text) return text.err();
-  auto lines = read_jsonl(dir / "pairs.jsonl");
+  auto lines = read_jsonl_objects(dir / "pairs.jsonl", k_max_jsonl_bytes);
   if (!lines) return lines.err();
   std::vector<pair_row> rows;
+  std::set<std::string> ids;
   std::size_t n = 0;
   for (const auto& j : *lines) {
     ++n;
@@ -259,6 +274,7 @@ result<std::vector<pair_row>> load_pairs(const fs::path& dir) {
     if (j.contains("wrong")) expect_object(j["wrong"], "wrong", errs); else errs.add("wrong", "missing required field");
     if (j.contains("correct")) expect_object(j["correct"], "correct", errs); else errs.add("correct", "missing required field");
     if (!errs.empty()) return errs.to_error().with_context(where);
+    if (!ids.insert(r.id).second) return make_error(fmt::format("{}: pair id '{}' appears twice", where, r.id));
     auto parsed = parse_error_type(*type);
     if (!parsed) return make_error(fmt::format("{}: unknown error_type '{}'", where, *type));
     r.type = *parsed;
@@ -287,6 +303,11 @@ result<std::vector<pair_row>> load_pairs(const fs::path& dir) {
                     file(c, "correct", "reply_file", "reply_sha256", r.correct.reply),
                     file(c, "correct", "verdict_file", "verdict_sha256", verdict_text)})
       if (!st) return st.err();
+    using optional_file = std::pair<const char*, std::string*>;
+    for (const optional_file& f : {optional_file{"repair_system_prompt_file", &r.repair_system_prompt},
+                                   optional_file{"repair_prompt_file", &r.repair_prompt}})
+      if (j.contains(f.first))
+        if (auto st = file(j, "", f.first, nullptr, *f.second); !st) return st.err();
     r.wrong.mined_id = w.value("mined_id", "");
     r.wrong.model = w.value("model", "");
     r.wrong.trajectory = w.value("trajectory", "");

@@ -1,10 +1,15 @@
 #pragma once
 // `ptxbench fixit pairs`: (wrong kernel, its feedback) → correct kernel, from repair runs
-// (upstream's collect_success_kernel_pairs, upstream-ptxbench.md §9.1 source-03). A repair turn makes
-// a pair when its label is `passed`; `--require-target` also asks that a required instruction
-// family was verified as executed at run time (upstream's dynamic SASS tag "H"), `--min-speedup`
-// bounds the speedup. Pairs are de-duplicated by content: one pair per (task, wrong kernel, correct
-// kernel). The directory's layout is in docs/adaptation.md ("The pairs directory").
+// (upstream's collect_success_kernel_pairs as source-03 ran it, upstream-ptxbench.md §9.1). By default
+// a repair turn makes a pair as upstream's did: its label is `passed`, a required instruction family
+// was verified as executed at run time (upstream's dynamic SASS tag "H"), and its speedup is at least
+// 0 (`--min-speedup 0.0`); every correct turn of a repair makes a pair (`--correct-kernel-mode all`).
+// Options: `require_target = false` (correct is enough), another minimum speedup, the first or
+// fastest turn per repair, de-duplication by content (one pair per task, wrong kernel and correct
+// kernel), and a post-balancing cap (not upstream's; largest remainder over the wrong rows' strata).
+// Each pair also keeps the repair trajectory's system prompt and first user message (the repair
+// prompt): the reasoning teacher sees them, as upstream's did. The directory's layout is in
+// docs/adaptation.md ("The pairs directory").
 
 #include <filesystem>
 #include <optional>
@@ -12,6 +17,7 @@
 #include <vector>
 
 #include "adapt/error_type.h"
+#include "adapt/stratified_cap.h"
 #include "core/json_check.h"
 #include "core/result.h"
 
@@ -26,11 +32,11 @@ std::string pair_select_name(pair_select s);
 struct pairs_options {
   std::vector<std::filesystem::path> repair_dirs;
   std::filesystem::path mined_dir;        ///< empty: the one each repair run's plan.json names
-  bool require_target = false;
-  std::optional<double> min_speedup;
+  bool require_target = true;             ///< upstream's --arch-sass-tag H
+  std::optional<double> min_speedup = 0.0;  ///< at least this speedup (upstream's --min-speedup 0.0)
   pair_select select = pair_select::all;  ///< all correct repair turns (upstream), the first, or the fastest
-  int cap_per_definition = -1;            ///< after de-duplication, seeded and stratified (post-balancing); < 0: none
-  uint64_t seed = 0;
+  bool dedupe = false;                    ///< one pair per (task, wrong kernel, correct kernel)
+  cap_options cap;                        ///< post-balancing (not upstream's); underfilled tasks keep all
   std::vector<std::string> argv;
 };
 
@@ -43,6 +49,10 @@ struct pair_row {
   adapt::error_type type = error_type::compile;
   std::string label;
   std::string system_prompt, task_prompt;
+  /// The repair trajectory's system prompt and first user message (the knowledge pack and the
+  /// repair prompt: what upstream's reasoning teacher was shown). Empty in pairs directories written
+  /// before they were kept.
+  std::string repair_system_prompt, repair_prompt;
   struct {
     std::string mined_id, model, trajectory;
     int turn = 0;

@@ -4,35 +4,105 @@
 
 #include <fmt/format.h>
 
+#include "agent/code_extract.h"
 #include "core/text.h"
 
 namespace ptxbench::adapt {
 
 ordered_json to_json(const rationale_rules& r) {
-  return {{"min_chars", r.min_chars},         {"max_chars", r.max_chars}, {"forbidden", r.forbidden},
-          {"max_quoted_lines", r.max_quoted_lines}, {"max_attempts", r.max_attempts}};
+  return {{"min_chars", r.min_chars},
+          {"max_chars", r.max_chars},
+          {"length_unit", "characters (Unicode code points)"},
+          {"target_chars", r.target_chars},
+          {"forbidden", r.forbidden},
+          {"require_block", r.require_block},
+          {"no_code", r.no_code},
+          {"max_quoted_lines", r.max_quoted_lines >= 0 ? ordered_json(r.max_quoted_lines) : ordered_json(nullptr)},
+          {"name_problems", r.name_problems},
+          {"max_attempts", r.max_attempts}};
+}
+
+ordered_json to_json(const teacher_sampling& s) {
+  return {{"temperature", s.temperature ? ordered_json(*s.temperature) : ordered_json("models file")},
+          {"top_p", s.top_p ? ordered_json(*s.top_p) : ordered_json("models file")}};
 }
 
 namespace {
 
-constexpr const char* k_system =
-    "You write the private reasoning of an expert CUDA kernel engineer: the thoughts they have while they work, in "
-    "the first person. You are shown what the engineer knows and, for your eyes only, where the work ends up. The "
-    "reasoning must read as the engineer's own discovery; never reveal or hint that you were shown the outcome.";
+// The prompts below pose upstream's questions (synthesize_pair_reasoning_openrouter.py, prompt
+// version v1_trajectory_adopted; synthesize_correct_kernel_reasoning_openrouter.py,
+// v1_correct_kernel_adopted) in our own words: the same material in the same order, the same
+// requirements, the same output block.
 
-std::string fenced(const std::string& code) {
+constexpr const char* k_fixit_system =
+    "You are an expert in optimising CUDA kernels. You write the internal monologue in which an expert repairs a "
+    "wrong CUDA kernel and arrives at a correct, optimised one.\n\n"
+    "Requirements:\n"
+    "- Think as deeply and as carefully as you can.\n"
+    "- Be concrete: name the code structure, the indexing, the data movement, the synchronisation, the arithmetic, "
+    "the architecture features and the ways things fail.\n"
+    "- Explain why the wrong kernel is wrong and how to fix it.\n"
+    "- Do not copy either kernel whole into the reasoning. Snippets, pseudocode and partial implementations are "
+    "welcome where they help the reasoning.\n"
+    "- Put the monologue inside <my_reasoning>...</my_reasoning> tags.";
+
+constexpr const char* k_kernelgen_system =
+    "You are an expert in optimising CUDA kernels. You write the internal monologue in which an expert works out a "
+    "correct, optimised CUDA kernel for a task.\n\n"
+    "Requirements:\n"
+    "- Think as deeply and as carefully as you can.\n"
+    "- Be concrete: name the PTX features, the indexing, the memory layout, the synchronisation, the instructions "
+    "and the arithmetic.\n"
+    "- Do not copy the kernel whole into the reasoning. Short snippets, pseudocode and partial calculations are "
+    "welcome where they help.\n"
+    "- Put the monologue inside <my_reasoning>...</my_reasoning> tags.";
+
+std::string cpp_fenced(const std::string& code) {
   std::string body = code;
   if (!body.empty() && body.back() != '\n') body += '\n';
-  return "```cuda\n" + body + "```";
+  return "```cpp\n" + body + "```";
 }
 
-std::string rules_text(const rationale_rules& r) {
-  return fmt::format(
-      "Write in the first person, as thinking, not as an explanation to someone else. Never mention or hint that a "
-      "working kernel was shown to you. Do not write code blocks and do not copy lines of the working kernel; name "
-      "functions, variables and instructions in prose where you need them. Write at least {} characters (at most {}). "
-      "Put the monologue between {} and {} and write nothing after the closing tag.",
-      r.min_chars, r.max_chars, k_rationale_open, k_rationale_close);
+std::string instructions(const reason_item& item, const rationale_rules& r) {
+  bool fixit = item.kind == "fixit";
+  std::string s = "## Your task\n";
+  s += fixit ? "Above is what an expert CUDA developer (\"the expert\") had in front of them when facing a wrong "
+               "kernel. The expert's kernel is what the expert wrote next.\n\n"
+             : "Above is the knowledge an expert CUDA developer (\"the expert\") had and the task they were given. "
+               "The expert's kernel is what the expert wrote next.\n\n";
+  s += fmt::format(
+      "Write the reasoning the expert went through before writing the expert's kernel, as the expert, in the first "
+      "person, between {} and {}: what they noticed, what they weighed, what they decided, and why. It will be "
+      "used as training data, so it must be thorough and genuine.\n\n"
+      "### Requirements\n",
+      k_rationale_open, k_rationale_close);
+  s += fixit ? "- First person: \"I notice my previous kernel does X. I should try Y because ...\"\n"
+             : "- First person: \"I need these instructions here. I choose this memory layout because ...\"\n";
+  s += "- Never refer to the expert's kernel: it does not exist yet while the expert reasons. The monologue leads to "
+       "it but must not mention it (nothing like \"in the expert's kernel\" or \"the reference solution\").\n";
+  s += fmt::format(
+      "- Thorough: aim at about {} characters (do not mention this number). The whole thought process, not a "
+      "summary.\n",
+      r.target_chars);
+  s += fixit ? "- Concrete: specific tile sizes, the specific error message, specific numbers from the kernel and the "
+               "error.\n"
+               "- Forward: start from the problem and the feedback, go through every decision, end with the strategy "
+               "about to be implemented.\n"
+             : "- Concrete: specific tile sizes, tensor shapes, index formulas, memory layouts, synchronisation "
+               "points, PTX/CUDA instructions and architecture limits from the knowledge and the task.\n"
+               "- Forward: start from the task and the hardware knowledge, go through every decision, end with the "
+               "implementation strategy about to be written.\n";
+  s += "- Alternatives weighed and rejected: \"I could do A, but that would cause B, so I do C.\"\n"
+       "- Calculations shown, e.g. shared memory per stage and in total against what one SM has.\n";
+  if (fixit) s += "- Cite or paraphrase the CUDA/PTX knowledge above where it justifies a decision.\n";
+  s += r.no_code ? "- Write no code blocks and copy no lines of the expert's kernel; name functions, variables and "
+                   "instructions in prose where you need them.\n"
+                 : "- Small code patterns may be written inline, as an expert sketches on paper.\n";
+  s += fmt::format(
+      "\n### Output\n- Only the {0}...{1} block: nothing before it, nothing after it.\n- No summary or conclusion "
+      "outside the block.\n\nBegin the monologue with {0} now and end it with {1}.",
+      k_rationale_open, k_rationale_close);
+  return s;
 }
 
 }  // namespace
@@ -40,30 +110,24 @@ std::string rules_text(const rationale_rules& r) {
 rationale_prompt make_rationale_prompt(const reason_item& item, const rationale_rules& rules,
                                        const std::vector<std::string>& previous_problems) {
   rationale_prompt p;
-  p.system = k_system;
   if (item.kind == "fixit") {
+    p.system = k_fixit_system;
     p.user = fmt::format(
-        "Below are a CUDA kernel task, a kernel an engineer wrote for it, and the feedback its evaluation returned. "
-        "You are also shown a corrected kernel that passes, for reference only.\n\n"
-        "Write the engineer's internal monologue from the moment they read the feedback until they know exactly what "
-        "to change: read the error, find its cause in their own kernel, reason about why it happens on this GPU, and "
-        "arrive at the concrete changes the corrected kernel makes. {}\n\n"
-        "## Task\n\n{}\n\n## The engineer's kernel\n\n{}\n\n## Feedback\n\n{}\n\n"
-        "## Corrected kernel (for reference only; never mention it)\n\n{}\n",
-        rules_text(rules), item.task_prompt, fenced(item.wrong_kernel), item.feedback, fenced(item.answer_kernel));
+        "# What the expert was shown\n"
+        "The knowledge, the task, the wrong kernel and its error message below were shown to the expert.\n\n"
+        "## CUDA/PTX knowledge\n{}\n\n"
+        "## Task, wrong kernel and error message\n{}\n\n\n"
+        "## The expert's kernel\n{}\n\n\n{}",
+        item.knowledge, item.task_prompt, cpp_fenced(item.answer_kernel), instructions(item, rules));
   } else {
-    p.user = fmt::format(
-        "Below is a CUDA kernel task. You are also shown a kernel that solves it correctly, for reference only.\n\n"
-        "Write the engineer's internal monologue from reading the task until they know exactly which kernel to write: "
-        "understand the computation and the workload, weigh the hardware features and the design choices, and arrive "
-        "at the decisions the reference kernel embodies. {}\n\n"
-        "## Task\n\n{}\n\n## Reference kernel (for reference only; never mention it)\n\n{}\n",
-        rules_text(rules), item.task_prompt, fenced(item.answer_kernel));
+    p.system = k_kernelgen_system;
+    p.user = fmt::format("# Base knowledge\n{}\n\n# Task\n{}\n\n# The expert's kernel\n{}\n\n{}\n", item.knowledge,
+                         item.task_prompt, cpp_fenced(item.answer_kernel), instructions(item, rules));
   }
-  if (!previous_problems.empty()) {
+  if (rules.name_problems && !previous_problems.empty()) {
     std::string list;
     for (const auto& pr : previous_problems) list += "\n- " + pr;
-    p.user += "\nA previous answer to this request was rejected:" + list + "\nWrite it again and follow every rule above.\n";
+    p.user += "\n\nA previous answer to this request was rejected:" + list + "\nWrite it again and follow every rule above.\n";
   }
   return p;
 }
@@ -72,32 +136,42 @@ std::string problem_kind(const std::string& problem) { return problem.substr(0, 
 
 rationale_check check_rationale(const std::string& reply, const reason_item& item, const rationale_rules& rules) {
   rationale_check c;
-  auto open = reply.find(k_rationale_open);
-  auto close = reply.rfind(k_rationale_close);
-  if (open == std::string::npos || close == std::string::npos || close < open) {
+  // Upstream's reading: every <think>…</think> removed, the rest trimmed.
+  std::string cleaned(trim(agent::strip_think(reply)));
+  std::string text = cleaned;
+  auto open = cleaned.find(k_rationale_open);
+  auto close = open == std::string::npos ? std::string::npos
+                                         : cleaned.find(k_rationale_close, open + std::string(k_rationale_open).size());
+  if (open != std::string::npos && close != std::string::npos) {
+    std::size_t begin = open + std::string(k_rationale_open).size();
+    text = std::string(trim(std::string_view(cleaned).substr(begin, close - begin)));
+  } else if (rules.require_block) {
     c.problems.push_back(fmt::format("missing_block: no {}…{} block in the reply", k_rationale_open, k_rationale_close));
     return c;
   }
-  std::size_t begin = open + std::string(k_rationale_open).size();
-  std::string text(trim(std::string_view(reply).substr(begin, close - begin)));
+  c.chars = utf8_length(text);
   for (const auto& marker : rules.forbidden)
     if (text.find(marker) != std::string::npos) c.problems.push_back(fmt::format("forbidden_marker: contains '{}'", marker));
-  if (text.size() < rules.min_chars)
-    c.problems.push_back(fmt::format("too_short: {} characters, at least {}", text.size(), rules.min_chars));
-  if (text.size() > rules.max_chars)
-    c.problems.push_back(fmt::format("too_long: {} characters, at most {}", text.size(), rules.max_chars));
-  // Quoting: distinctive lines of the answer (long enough to be code, not in the wrong kernel).
-  std::set<std::string> wrong_lines;
-  for (auto l : split_lines(item.wrong_kernel)) wrong_lines.insert(std::string(trim(l)));
-  std::set<std::string> quoted;
-  for (auto l : split_lines(item.answer_kernel)) {
-    std::string line(trim(l));
-    if (line.size() < 24 || wrong_lines.count(line)) continue;
-    if (text.find(line) != std::string::npos) quoted.insert(line);
+  if (c.chars < rules.min_chars)
+    c.problems.push_back(fmt::format("too_short: {} characters, at least {}", c.chars, rules.min_chars));
+  if (c.chars > rules.max_chars)
+    c.problems.push_back(fmt::format("too_long: {} characters, at most {}", c.chars, rules.max_chars));
+  if (rules.no_code && text.find("```") != std::string::npos)
+    c.problems.push_back("code_fence: the rationale contains a code fence");
+  if (rules.max_quoted_lines >= 0) {
+    // Quoting: distinctive lines of the answer (long enough to be code, not in the wrong kernel).
+    std::set<std::string> wrong_lines;
+    for (auto l : split_lines(item.wrong_kernel)) wrong_lines.insert(std::string(trim(l)));
+    std::set<std::string> quoted;
+    for (auto l : split_lines(item.answer_kernel)) {
+      std::string line(trim(l));
+      if (line.size() < 24 || wrong_lines.count(line)) continue;
+      if (text.find(line) != std::string::npos) quoted.insert(line);
+    }
+    if (static_cast<int>(quoted.size()) > rules.max_quoted_lines)
+      c.problems.push_back(fmt::format("quotes_answer: {} lines of the working kernel verbatim (at most {})",
+                                       quoted.size(), rules.max_quoted_lines));
   }
-  if (static_cast<int>(quoted.size()) > rules.max_quoted_lines)
-    c.problems.push_back(fmt::format("quotes_answer: {} lines of the working kernel verbatim (at most {})", quoted.size(),
-                                     rules.max_quoted_lines));
   if (c.problems.empty()) c.rationale = std::move(text);
   return c;
 }

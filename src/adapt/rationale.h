@@ -1,10 +1,21 @@
 #pragma once
-// The reasoning teacher's job (upstream-ptxbench.md §9.1 stage 00, §9 KernelGen): given the problem,
-// what the student wrote and was told, and — for the teacher's eyes only — the kernel that works,
-// write the first-person monologue that leads from the failure (or the task) to that kernel without
-// quoting it. The reply carries the monologue inside <my_reasoning>…</my_reasoning> (upstream's
-// tags). A rationale is accepted only when it passes every rule below; a reply that breaks one is
-// asked for again, up to max_attempts times.
+// The reasoning teacher's job (upstream-ptxbench.md §9.1 stage 00, §9 KernelGen), as upstream's
+// synthesis scripts posed it: the teacher sees what the expert saw — the knowledge pack (the system
+// prompt), for Fixit the repair prompt (task, wrong kernel, error message: the repair trajectory's
+// first user message), for KernelGen the first task prompt — and the kernel the expert wrote next,
+// in a ```cpp fence. It writes the expert's first-person monologue before that kernel, aiming at a
+// long text (about 40,000 characters), inside <my_reasoning>…</my_reasoning>; code snippets are
+// welcome, the kernel itself must not be referred to. Sampling: temperature 1.0, top_p 0.95.
+//
+// A reply is read as upstream read it: <think>…</think> blocks are dropped, the first
+// <my_reasoning>…</my_reasoning> block is the rationale (the whole reply when there is none), and
+// it is accepted when its length in characters lies within [min_chars, max_chars] and it holds no
+// marker that would break the SFT row (the reasoning tags, which upstream's parquet builder
+// refused, <think>/</think> and chat-template markers). A reply that fails is asked for again with
+// the same prompt, up to max_attempts replies per row (upstream's synthesis made up to 20 passes
+// over the rows still missing). The stricter rules of earlier versions are options: a required
+// block, no code fences, a bound on lines quoted from the answer kernel, the problems named on a
+// retry.
 
 #include <optional>
 #include <string>
@@ -18,34 +29,44 @@ inline constexpr const char* k_rationale_open = "<my_reasoning>";
 inline constexpr const char* k_rationale_close = "</my_reasoning>";
 
 struct rationale_rules {
-  std::size_t min_chars = 2000;    ///< upstream's downstream default
-  std::size_t max_chars = 190000;  ///< upstream's downstream default
-  /// Never inside a rationale: the tags themselves (a nested or repeated block), the reasoning and
-  /// chat-template markers the export adds or the student's template uses, and code fences (the
-  /// rationale talks about code, it does not paste it).
-  std::vector<std::string> forbidden = {"<my_reasoning>", "</my_reasoning>", "<think>", "</think>", "<|im_start|>",
-                                        "<|im_end|>",     "<|endoftext|>",   "<|eot_id|>", "```"};
-  /// Lines of the answer kernel (at least 24 characters once trimmed, and not in the wrong kernel)
-  /// the rationale may contain verbatim before it counts as quoting the answer.
-  int max_quoted_lines = 2;
-  int max_attempts = 4;            ///< replies asked for per row, retries included
+  std::size_t min_chars = 2000;     ///< characters (code points); upstream's Fixit downstream default
+  std::size_t max_chars = 190000;   ///< upstream's downstream default
+  std::size_t target_chars = 40000; ///< the length the prompt asks for (upstream's v1 prompt: 40,000)
+  /// Never inside a rationale: the reasoning tags (upstream's FORBIDDEN_PARQUET_TOKENS) and the
+  /// markers that would break the exported row (<think>, </think>, chat-template markers).
+  std::vector<std::string> forbidden = {"<my_reasoning>", "</my_reasoning>", "<think>",       "</think>",
+                                        "<|im_start|>",   "<|im_end|>",      "<|endoftext|>", "<|eot_id|>"};
+  bool require_block = false;       ///< option: refuse a reply without a <my_reasoning> block
+  bool no_code = false;             ///< option: refuse code fences in the rationale (and ask for none)
+  int max_quoted_lines = -1;        ///< option: at most N distinctive lines of the answer verbatim; < 0: off
+  bool name_problems = false;       ///< option: a retry tells the teacher what was wrong
+  int max_attempts = 20;            ///< replies asked for per row, retries included (upstream: 20 passes)
 };
 
 ordered_json to_json(const rationale_rules& r);
+
+/// The teacher's sampling: set in the request whatever model answers (upstream's synthesis passed
+/// temperature 1.0 and top_p 0.95 for every model). nullopt leaves the models file's value.
+struct teacher_sampling {
+  std::optional<double> temperature = 1.0;
+  std::optional<double> top_p = 0.95;
+};
+
+ordered_json to_json(const teacher_sampling& s);
 
 /// What a reasoning teacher is given for one row.
 struct reason_item {
   std::string id;
   std::string kind;           ///< "fixit" or "kernelgen"
   std::string task;
-  std::string task_prompt;    ///< the first user message the student saw
-  std::string wrong_kernel;   ///< fixit only
-  std::string feedback;       ///< fixit only: the evaluator's text the student received
-  std::string answer_kernel;  ///< the kernel that works
+  std::string knowledge;      ///< the system prompt the expert worked under (the knowledge pack)
+  std::string task_prompt;    ///< fixit: the repair prompt; kernelgen: the first task prompt
+  std::string wrong_kernel;   ///< fixit only (the quote rule ignores lines it shares with the answer)
+  std::string answer_kernel;  ///< the kernel the expert wrote next
 };
 
 /// The teacher's system and user messages. `previous_problems` (retries) is appended to the user
-/// message so the teacher knows what to avoid.
+/// message only when rules.name_problems is set.
 struct rationale_prompt {
   std::string system, user;
 };
@@ -54,6 +75,7 @@ rationale_prompt make_rationale_prompt(const reason_item& item, const rationale_
 
 struct rationale_check {
   std::optional<std::string> rationale;  ///< the accepted text (trimmed), when there is no problem
+  std::size_t chars = 0;                 ///< the extracted text's length in characters
   std::vector<std::string> problems;     ///< one line each, e.g. "too_short: 812 characters, at least 2000"
 };
 

@@ -13,6 +13,8 @@
 #include "adapt/staged_dir.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
+#include "core/text.h"
+#include "core/jsonl_file.h"
 #include "suite/trace.h"
 
 namespace ptxbench::adapt {
@@ -33,19 +35,45 @@ result<reason_source> load_reason_source(const fs::path& dir) {
     if (!pairs) return pairs.err();
     src.kind = "fixit";
     src.sha256 = (*manifest)["files"].value("pairs.jsonl", "");
-    for (const auto& p : *pairs)
-      src.items.push_back({p.id, "fixit", p.task, p.task_prompt, p.wrong.kernel, p.wrong.log, p.correct.kernel});
+    for (const auto& p : *pairs) {
+      if (p.repair_prompt.empty())
+        return make_error(fmt::format("{}: pair {} has no repair prompt (the directory was written before pairs kept "
+                                      "it); run `ptxbench fixit pairs` again", dir.string(), p.id));
+      src.items.push_back({p.id, "fixit", p.task, p.repair_system_prompt, p.repair_prompt, p.wrong.kernel,
+                           p.correct.kernel});
+    }
   } else if (format == k_kernelgen_format) {
     auto kernels = load_kernels(dir);
     if (!kernels) return kernels.err();
     src.kind = "kernelgen";
     src.sha256 = (*manifest)["files"].value("kernels.jsonl", "");
-    for (const auto& k : *kernels) src.items.push_back({k.id, "kernelgen", k.task, k.task_prompt, "", "", k.kernel});
+    for (const auto& k : *kernels)
+      src.items.push_back({k.id, "kernelgen", k.task, k.system_prompt, k.task_prompt, "", k.kernel});
   } else {
     return make_error(fmt::format("{}: not a pairs (`ptxbench fixit pairs`) or kernels (`ptxbench kernelgen collect`) "
                                   "directory (manifest format {})", dir.string(), format.empty() ? "missing" : format));
   }
   return src;
+}
+
+void apply_teacher_sampling(agent::model_spec& model, const teacher_sampling& sampling) {
+  auto set = [&](ordered_json& where, const char* key, const std::optional<double>& value) {
+    if (value) where[key] = *value;
+  };
+  switch (model.api) {
+    case agent::api_kind::openai:
+    case agent::api_kind::anthropic:
+      set(model.request, "temperature", sampling.temperature);
+      set(model.request, "top_p", sampling.top_p);
+      break;
+    case agent::api_kind::gemini:
+      if (!model.request.contains("generationConfig") || !model.request["generationConfig"].is_object())
+        model.request["generationConfig"] = ordered_json::object();
+      set(model.request["generationConfig"], "temperature", sampling.temperature);
+      set(model.request["generationConfig"], "topP", sampling.top_p);
+      break;
+    case agent::api_kind::replay: break;
+  }
 }
 
 namespace {
@@ -59,7 +87,7 @@ ordered_json new_row_state(const std::string& id, const std::string& teacher) {
 
 // Everything the plan must agree on for the rows on disk to answer the same question.
 status check_plan(const ordered_json& have, const ordered_json& want) {
-  for (const char* key : {"kind", "source_sha256", "model", "rules", "items"}) {
+  for (const char* key : {"kind", "source_sha256", "model", "rules", "sampling", "items"}) {
     ordered_json a = have.contains(key) ? have[key] : ordered_json(nullptr);
     if (a == want[key]) continue;
     if (std::string(key) == "items") return make_error("the rows differ (a different pairs or kernels directory)");
@@ -164,7 +192,8 @@ class reasoner {
       const auto& c = *r.reply;
       auto check = check_rationale(c.content, item, m_o.rules);
       record["problems"] = check.problems;
-      record["reply_chars"] = c.content.size();
+      record["reply_chars"] = utf8_length(c.content);
+      record["rationale_chars"] = check.chars;
       record["reply_sha256"] = sha256_hex(c.content);
       record["finish_reason"] = c.finish_reason;
       record["usage"] = agent::to_json(c.usage);
@@ -212,7 +241,7 @@ result<reason_outcome> run_reasoning(const reason_options& o, reason_services& s
                        {"kind", src->kind},           {"source_dir", src->dir},
                        {"source_sha256", src->sha256}, {"model", s.model->name},
                        {"model_config", agent::to_json(*s.model)}, {"rules", to_json(o.rules)},
-                       {"items", ids}};
+                       {"sampling", to_json(o.sampling)}, {"items", ids}};
   auto plan_path = o.out_dir / "plan.json";
   std::error_code ec;
   if (fs::exists(plan_path, ec)) {
@@ -274,6 +303,7 @@ result<reason_outcome> run_reasoning(const reason_options& o, reason_services& s
       ++out.done;
       histogram[std::to_string(n)] += 1;
       lines += ordered_json({{"id", item.id}, {"kind", src->kind}, {"rationale", row["rationale"]},
+                             {"chars", utf8_length(row["rationale"].get<std::string>())},
                              {"teacher", row.value("teacher", "")}, {"attempts", n}})
                    .dump() + "\n";
     } else if (status == "failed") {
@@ -306,6 +336,7 @@ result<reason_outcome> run_reasoning(const reason_options& o, reason_services& s
                   {"source_sha256", src->sha256},
                   {"model", s.model->name},
                   {"rules", to_json(o.rules)},
+                  {"sampling", to_json(o.sampling)},
                   {"counts", {{"items", src->items.size()}, {"done", out.done}, {"failed", out.failed},
                               {"failed_ids", failed}, {"attempts", attempts_total},
                               {"attempts_per_done_row", to_obj(histogram)}, {"problems", to_obj(problems)}}},
@@ -327,7 +358,7 @@ result<reasoning_set> load_reasoning(const fs::path& dir) {
   }
   if (auto text = read_verified(dir, "reasoning.jsonl", (*manifest)["files"].value("reasoning.jsonl", ""), dir.string()); !text)
     return text.err();
-  auto lines = read_jsonl(dir / "reasoning.jsonl");
+  auto lines = read_jsonl_objects(dir / "reasoning.jsonl", k_max_jsonl_bytes);
   if (!lines) return lines.err();
   reasoning_set set;
   set.dir = dir.string();

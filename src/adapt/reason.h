@@ -35,9 +35,14 @@ struct reason_source {
 /// Reads a pairs or kernels directory (every file verified) into the teacher's items.
 result<reason_source> load_reason_source(const std::filesystem::path& dir);
 
+/// Sets the teacher's sampling in the model's request as its API spells it (OpenAI and Anthropic:
+/// temperature, top_p; Gemini: generationConfig.temperature, topP; replay: nothing).
+void apply_teacher_sampling(agent::model_spec& model, const teacher_sampling& sampling);
+
 struct reason_options {
   std::filesystem::path source_dir, out_dir;
   rationale_rules rules;
+  teacher_sampling sampling;  ///< recorded in the plan; applied to the model by the caller (apply_teacher_sampling)
   int parallel = 4;
   std::vector<std::string> argv;
   bool quiet = false;

@@ -1,6 +1,7 @@
 #include "adapt/repair.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 
@@ -11,15 +12,18 @@
 namespace ptxbench::adapt {
 
 std::string repair_prompt(const task& t, const std::string& wrong_kernel, const std::string& error_log) {
-  std::string kernel = wrong_kernel;
-  if (!kernel.empty() && kernel.back() != '\n') kernel += '\n';
-  std::string log = error_log;
-  while (!log.empty() && (log.back() == '\n' || log.back() == '\r')) log.pop_back();
+  auto rstrip = [](std::string s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+    return s;
+  };
+  // Upstream's layout (run_parallel_fix_v2.build_fixit_prompt): plain "Kernel" and "Error Message"
+  // headings, the kernel in a cpp fence, both texts with trailing whitespace dropped, no blank line
+  // after the fence or the log; the closing request is ours in words, the same request in substance.
   return fmt::format(
-      "Task:\n{}\n\n## Kernel\n\n```cuda\n{}```\n\n## Error Message\n\n{}\n\n"
-      "Fix this kernel with the smallest change that makes it compile and produce correct results, and reply with "
-      "the complete fixed file in a single ```cuda code block.\n",
-      dump_pretty(task_view_json(t)), kernel, log);
+      "Task:\n{}\n\nKernel\n\n```cpp\n{}\n```\nError Message\n\n{}\n"
+      "Fix the CUDA kernel with the smallest change that makes it correct. The kernel implements the PyTorch "
+      "reference given in the task.\n\n",
+      dump_pretty(task_view_json(t)), rstrip(wrong_kernel), rstrip(error_log));
 }
 
 result<repair_plan> plan_repairs(const std::filesystem::path& mined_dir, const suite& tasks, const std::string& target,

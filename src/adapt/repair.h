@@ -4,10 +4,11 @@
 // summary), so a repair run is a run directory and resumes the same way after a kill.
 //
 // Each trajectory starts with the student's own system prompt (the knowledge pack it saw, verbatim
-// from the mined trajectory) and upstream's repair message (upstream-ptxbench.md §9.1, source-02):
-// "Task:" and the task's definition JSON, the wrong kernel in a fenced block under a "Kernel"
-// heading, the evaluator's error text under an "Error Message" heading, and one sentence asking for
-// the minimal fix. Upstream's settings: 5 turns, stop once the target speedup 0.15 is reached.
+// from the mined trajectory) and upstream's repair message (upstream-ptxbench.md §9.1, source-02), laid
+// out as upstream's: "Task:" and the task's definition JSON, a plain "Kernel" heading and the wrong
+// kernel in a ```cpp fence, a plain "Error Message" heading and the evaluator's error text, and one
+// sentence asking for the minimal fix. Upstream's settings: 5 turns, stop once the target speedup
+// 0.15 is reached.
 
 #include <filesystem>
 #include <string>

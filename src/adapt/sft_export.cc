@@ -26,10 +26,9 @@ struct draft {
   ordered_json metadata;
 };
 
-std::string sft_fenced(const std::string& code) {
-  std::string body = code;
-  if (!body.empty() && body.back() != '\n') body += '\n';
-  return "```cuda\n" + body + "```";
+// Upstream's final Fixit answer: the kernel stripped, in a fence of its own line.
+std::string fenced(const std::string& code, const std::string& fence) {
+  return "```" + fence + "\n" + std::string(trim(code)) + "\n```";
 }
 
 int closed_fence_lines(const std::string& text) {
@@ -88,6 +87,8 @@ std::string validate_sft_row(const ordered_json& row, const std::string& format)
 result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
   if (o.format != "fixit" && o.format != "kernelgen")
     return make_error(fmt::format("--format {}: expected fixit or kernelgen", o.format));
+  if (o.kernel_fence != "cpp" && o.kernel_fence != "cuda")
+    return make_error(fmt::format("--kernel-fence {}: expected cpp or cuda", o.kernel_fence));
   if (o.reasoning_dirs.empty()) return make_error("no reasoning directory given");
   auto staged = staged_dir::create(out);
   if (!staged) return staged.err();
@@ -128,7 +129,7 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
       d.metadata["rationale_attempts"] = it->second.attempts;
       d.metadata["reasoning_dir"] = set->dir;
       std::string& last = d.messages.back().content;
-      last = "<think>\n" + it->second.rationale + "\n</think>\n" + last;
+      last = "<think>\n" + std::string(trim(it->second.rationale)) + "\n</think>\n" + last;
       drafts.push_back(std::move(d));
     };
     if (o.format == "fixit") {
@@ -140,7 +141,7 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
         d.task = p.task;
         d.error_type = error_type_name(p.type);
         d.messages = {{"system", p.system_prompt}, {"user", p.task_prompt}, {"assistant", p.wrong.reply},
-                      {"user", p.wrong.feedback}, {"assistant", "\n" + sft_fenced(p.correct.kernel)}};
+                      {"user", p.wrong.feedback}, {"assistant", "\n" + fenced(p.correct.kernel, o.kernel_fence)}};
         d.metadata = {{"format", "fixit"}, {"task", p.task}, {"target", p.target}, {"arch", p.arch},
                       {"variant", p.variant}, {"error_type", d.error_type}, {"label", p.label},
                       {"pair_id", p.id}, {"pairs_dir", set->source_dir},
@@ -160,7 +161,7 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
         draft d;
         d.id = k.id;
         d.task = k.task;
-        d.messages = {{"system", k.system_prompt}, {"user", k.task_prompt}, {"assistant", k.reply}};
+        d.messages = {{"system", k.system_prompt}, {"user", k.task_prompt}, {"assistant", std::string(trim(k.reply))}};
         d.metadata = {{"format", "kernelgen"}, {"task", k.task}, {"target", k.target}, {"arch", k.arch},
                       {"variant", k.variant}, {"kernel_id", k.id}, {"kernels_dir", set->source_dir},
                       {"answer", {{"model", k.model}, {"trajectory", k.trajectory}, {"turn", k.turn},
@@ -195,6 +196,7 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
       dropped["reserved_marker_in_text"] += 1;
       continue;
     }
+    if (o.normalize) d.messages = prompts::template_contents(counter->template_kind(), d.messages);
     auto n = counter->count(d.messages);
     if (!n) return n.err().with_context(fmt::format("row {}", d.id));
     tokens_all.push_back(*n);
@@ -208,8 +210,9 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
     for (std::size_t i = 0; i < d.messages.size(); ++i) {
       messages.push_back({{"role", d.messages[i].role}, {"content", d.messages[i].content},
                           {"step_loss_mask", i + 1 == d.messages.size() ? 1 : 0}});
-      chars += d.messages[i].content.size();
-      per_message_chars.push_back(d.messages[i].content.size());
+      std::size_t n_chars = utf8_length(d.messages[i].content);
+      chars += n_chars;
+      per_message_chars.push_back(n_chars);
     }
     d.metadata["tokens"] = *n;
     d.metadata["chars"] = per_message_chars;
@@ -251,6 +254,9 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
                                     : ordered_json::array({"system", "user", "assistant"})},
       {"loss_mask", o.format == "fixit" ? ordered_json::array({0, 0, 0, 0, 1}) : ordered_json::array({0, 0, 1})},
       {"recipe", o.recipe},
+      {"kernel_fence", o.kernel_fence},
+      {"normalize_with_chat_template", o.normalize},
+      {"length_unit", "characters are Unicode code points"},
       {"inputs", inputs},
       {"token_count", tc},
       {"order", o.shuffle_seed ? ordered_json({{"shuffle_seed", *o.shuffle_seed}}) : ordered_json("by id")},

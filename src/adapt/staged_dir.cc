@@ -104,26 +104,6 @@ result<std::string> read_verified(const fs::path& dir, const std::string& relati
   return text;
 }
 
-result<std::vector<ordered_json>> read_jsonl(const fs::path& file, std::size_t max_bytes) {
-  auto text = read_file(file, max_bytes);
-  if (!text) return text.err();
-  std::vector<ordered_json> rows;
-  std::size_t pos = 0, line = 0;
-  while (pos < text->size()) {
-    std::size_t eol = text->find('\n', pos);
-    if (eol == std::string::npos) eol = text->size();
-    ++line;
-    std::string one = text->substr(pos, eol - pos);
-    pos = eol + 1;
-    if (one.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto j = ordered_json::parse(one, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-      return make_error(fmt::format("{}:{}: not a JSON object (a truncated or foreign file?)", file.string(), line));
-    rows.push_back(std::move(j));
-  }
-  return rows;
-}
-
 result<ordered_json> read_manifest(const fs::path& dir, const std::string& format, const std::string& kind) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return make_error(fmt::format("{}: no such directory", dir.string()));

@@ -49,8 +49,8 @@ class staged_dir {
 result<std::string> read_verified(const std::filesystem::path& dir, const std::string& relative,
                                   const std::string& sha256, const std::string& what);
 
-/// Reads a JSON Lines file: one object per non-empty line. Errors name the file and line.
-result<std::vector<ordered_json>> read_jsonl(const std::filesystem::path& file, std::size_t max_bytes = std::size_t{4} << 30);
+/// The largest JSON Lines file adapt reads (core/jsonl_file.h's read_jsonl_objects).
+inline constexpr std::size_t k_max_jsonl_bytes = std::size_t{4} << 30;
 
 /// Reads DIR/manifest.json and checks its "format"; `kind` names the expected producer in errors.
 result<ordered_json> read_manifest(const std::filesystem::path& dir, const std::string& format, const std::string& kind);

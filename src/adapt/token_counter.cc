@@ -41,22 +41,35 @@ result<token_counter> token_counter::open(const std::string& tokenizer, const st
   std::string source;
   if (chat_template == "auto") {
     c.m_template = prompts::chat_template::chatml;
-    source = "default (no tokenizer_config.json beside the tokenizer)";
-    fs::path config = fs::path(path).parent_path() / "tokenizer_config.json";
+    source = "default (no chat template beside the tokenizer)";
+    // Hugging Face keeps the template in tokenizer_config.json, or (transformers 4.47 and later) in
+    // chat_template.jinja beside it.
+    fs::path dir = fs::path(path).parent_path();
+    fs::path config = dir / "tokenizer_config.json", jinja_file = dir / "chat_template.jinja";
     std::error_code ec;
+    std::string jinja, from;
     if (exact && fs::is_regular_file(config, ec)) {
       auto text = read_text_file(config, 64u << 20);
       if (!text) return text.err();
       auto j = parse_json(*text, config.string());
       if (!j) return j.err();
-      std::string jinja = j->is_object() && (*j).contains("chat_template") && (*j)["chat_template"].is_string()
-                              ? (*j)["chat_template"].get<std::string>() : "";
+      if (j->is_object() && (*j).contains("chat_template") && (*j)["chat_template"].is_string()) {
+        jinja = (*j)["chat_template"].get<std::string>();
+        from = config.string();
+      }
+    }
+    if (exact && jinja.empty() && fs::is_regular_file(jinja_file, ec)) {
+      auto text = read_text_file(jinja_file, 64u << 20);
+      if (!text) return text.err();
+      jinja = *text;
+      from = jinja_file.string();
+    }
+    if (!from.empty()) {
       auto guess = prompts::guess_chat_template(jinja);
       if (!guess)
-        return make_error(fmt::format("{}: its chat_template is none of chatml, qwen3, llama3; pass --chat-template",
-                                      config.string()));
+        return make_error(fmt::format("{}: its chat template is none of chatml, qwen3, llama3; pass --chat-template", from));
       c.m_template = *guess;
-      source = "guessed from " + config.string();
+      source = "guessed from " + from;
     }
   } else {
     auto t = prompts::parse_chat_template(chat_template);

@@ -26,6 +26,8 @@ class token_counter {
 
   /// Tokens of the conversation rendered by the template (no generation prompt).
   [[nodiscard]] result<std::size_t> count(const std::vector<prompts::chat_turn>& messages) const;
+  /// The chat template the rows are rendered with.
+  [[nodiscard]] prompts::chat_template template_kind() const { return m_template; }
   /// Strings that must not occur in a message: the template's markers and the tokenizer's special tokens.
   [[nodiscard]] const std::vector<std::string>& reserved() const { return m_reserved; }
   /// {method, tokenizer, tokenizer_sha256, chat_template, chat_template_source, exact}

@@ -18,21 +18,6 @@ struct block {
   bool closed = false;
 };
 
-std::string strip_think(const std::string& s) {
-  std::string out;
-  std::size_t pos = 0;
-  while (true) {
-    auto open = s.find("<think>", pos);
-    if (open == std::string::npos) break;
-    auto close = s.find("</think>", open);
-    if (close == std::string::npos) break;  // an unclosed tag: keep the text, it may be all there is
-    out.append(s, pos, open - pos);
-    pos = close + 8;
-  }
-  out.append(s, pos, std::string::npos);
-  return out;
-}
-
 // A fence line: up to 3 spaces, then 3+ backticks or tildes, then an info string.
 bool parse_fence(const std::string& line, char& ch, std::size_t& len, std::string& info) {
   std::size_t i = 0;
@@ -121,6 +106,21 @@ bool accepted(const block& b, const std::string& language) {
 }
 
 }  // namespace
+
+std::string strip_think(const std::string& s) {
+  std::string out;
+  std::size_t pos = 0;
+  while (true) {
+    auto open = s.find("<think>", pos);
+    if (open == std::string::npos) break;
+    auto close = s.find("</think>", open);
+    if (close == std::string::npos) break;  // an unclosed tag: keep the text, it may be all there is
+    out.append(s, pos, open - pos);
+    pos = close + 8;
+  }
+  out.append(s, pos, std::string::npos);
+  return out;
+}
 
 extraction extract_kernel(const std::string& reply, std::size_t max_code_bytes, const std::string& language) {
   extraction out;

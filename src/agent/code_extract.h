@@ -33,4 +33,8 @@ struct extraction {
 extraction extract_kernel(const std::string& reply, std::size_t max_code_bytes = 512u << 10,
                           const std::string& language = "cuda");
 
+/// The reply without its `<think>…</think>` regions (each opening tag up to the first closing tag
+/// after it; an unclosed tag and what follows it are kept: it may be all the reply there is).
+std::string strip_think(const std::string& reply);
+
 }  // namespace ptxbench::agent

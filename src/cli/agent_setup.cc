@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "agent/fake_evaluator.h"
+#include "eval/fake_evaluator.h"
 #include "cli/gpu_presence.h"
 #include "cli/prompt_source.h"
 #include "cli/service_options.h"
@@ -71,7 +71,7 @@ result<agent::evaluator_factory> evaluator_factory_for(const std::string& evalua
                                                        const context& ctx, const std::string& token_file) {
   if (evaluator == "fake") {
     return agent::evaluator_factory([fake_delay_ms](int) -> result<std::unique_ptr<ptxbench::evaluator>> {
-      return agent::make_fake_evaluator(fake_delay_ms);
+      return eval::make_fake_evaluator(fake_delay_ms);
     });
   }
   if (evaluator == "pipeline") {

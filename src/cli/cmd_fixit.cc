@@ -18,19 +18,19 @@ namespace {
 struct mine_args {
   std::vector<std::string> runs, variants, tasks;
   std::string out, turns;
-  int cap = -1;
-  uint64_t seed = 0;
-  bool include_unterminated = false;
+  cap_args cap;
+  bool allow_non_fenced = false, include_shape_dtype = false, dedupe = false;
 };
 
 exit_status mine_command(const mine_args& a, const std::vector<std::string>& argv) {
   adapt::mine_options o;
   for (const auto& r : a.runs) o.run_dirs.emplace_back(r);
-  o.cap_per_definition = a.cap;
-  o.seed = a.seed;
+  o.cap = to_cap_options(a.cap);
   o.variants = split_list(a.variants);
   o.tasks = split_list(a.tasks);
-  o.include_unterminated = a.include_unterminated;
+  o.allow_non_fenced = a.allow_non_fenced;
+  o.include_shape_dtype = a.include_shape_dtype;
+  o.dedupe_kernels = a.dedupe;
   o.argv = argv;
   if (!a.turns.empty()) {
     auto turns = adapt::parse_turn_list(a.turns);
@@ -124,24 +124,22 @@ exit_status repair_command(const repair_args& a, const context& ctx) {
 
 struct pairs_args {
   std::vector<std::string> repairs;
-  std::string out, mined, select = "all";
-  bool require_target = false;
-  double min_speedup = -1;
-  int cap = -1;
-  uint64_t seed = 0;
+  std::string out, mined, select = "all", min_speedup = "0";
+  bool require_target = true, no_require_target = false, dedupe = false;
+  cap_args cap;
 };
 
 exit_status pairs_command(const pairs_args& a, const std::vector<std::string>& argv) {
   adapt::pairs_options o;
   for (const auto& r : a.repairs) o.repair_dirs.emplace_back(r);
   o.mined_dir = a.mined;
-  o.require_target = a.require_target;
-  if (a.min_speedup >= 0) o.min_speedup = a.min_speedup;
+  o.require_target = !a.no_require_target;
+  o.min_speedup = number_or_off(a.min_speedup);
   auto select = adapt::parse_pair_select(a.select);
   if (!select) return report_error(fmt::format("--select {}: expected all, first or best", a.select), exit_status::usage);
   o.select = *select;
-  o.cap_per_definition = a.cap;
-  o.seed = a.seed;
+  o.dedupe = a.dedupe;
+  o.cap = to_cap_options(a.cap);
   o.argv = argv;
   auto manifest = adapt::collect_pairs(o, a.out);
   if (!manifest) return report_error(manifest.err().message, exit_status::usage);
@@ -163,14 +161,15 @@ void add_fixit_command(CLI::App& app, context& ctx) {
   auto* mine = fixit->add_subcommand("mine", "failed turns of runs (compile, runtime, numerical, timeout), capped per task");
   mine->add_option("runs", ma->runs, "run directories written by `ptxbench run`")->required();
   mine->add_option("--out", ma->out, "output directory (must not exist)")->required();
-  mine->add_option("--cap-per-definition", ma->cap, "at most N rows per task, spread over (error type, turn) strata (upstream: 33)")
-      ->check(whole_number(0, 1'000'000'000))
-      ->default_str("off");
-  mine->add_option("--seed", ma->seed, "seed of the stratified selection")->check(seed_value());
+  add_cap_options(*mine, ma->cap, "at most N rows per task, spread over (error type, turn) strata (upstream: 33)", true);
   mine->add_option("--variants", ma->variants, "keep only these prompt variants (comma-separated)");
   mine->add_option("--turns", ma->turns, "keep only these turns, 0-based (e.g. 0-4; upstream: turns below 5)");
   mine->add_option("--tasks", ma->tasks, "keep only these tasks (comma-separated)");
-  mine->add_flag("--include-unterminated", ma->include_unterminated, "also mine replies whose code block was cut off");
+  mine->add_flag("--allow-non-fenced-turns", ma->allow_non_fenced,
+                 "also mine replies that do not end with a closing code fence (text after it, or a cut-off block)");
+  mine->add_flag("--include-shape-dtype", ma->include_shape_dtype,
+                 "also mine incorrect_shape and incorrect_dtype turns, as numerical (upstream counted them as Other)");
+  mine->add_flag("--dedupe-kernels", ma->dedupe, "mine identical kernels of a task and variant once");
   mine->callback([&ctx, ma, mine]() { ctx.exit = mine_command(*ma, command_line(*mine, {"ptxbench", "fixit", "mine"})); });
 
   auto ra = std::make_shared<repair_args>();
@@ -194,15 +193,16 @@ void add_fixit_command(CLI::App& app, context& ctx) {
   pairs->add_option("repairs", pa->repairs, "repair run directories (`ptxbench fixit repair --out`)")->required();
   pairs->add_option("--out", pa->out, "output directory (must not exist)")->required();
   pairs->add_option("--mined", pa->mined, "the mined directory (default: the one each repair run names)");
-  pairs->add_flag("--require-target", pa->require_target, "only repairs verified to execute a required instruction family");
-  pairs->add_option("--min-speedup", pa->min_speedup, "only repairs at least this fast against the vendor library")
-      ->check(number_in(0, 1e6))
-      ->default_str("off");
+  auto* require = pairs->add_flag("--require-target", pa->require_target,
+                  "only repairs verified to execute a required instruction family (upstream's; the default)");
+  pairs->add_flag("--no-require-target", pa->no_require_target, "correct repairs whether or not they are target-correct")
+      ->excludes(require);
+  pairs->add_option("--min-speedup", pa->min_speedup, "only repairs at least this fast against the vendor library, or off")
+      ->check(number_in_or_off(0, 1e6))
+      ->capture_default_str();
   pairs->add_option("--select", pa->select, "all correct repair turns, the first, or the fastest per wrong kernel")->capture_default_str();
-  pairs->add_option("--cap-per-definition", pa->cap, "at most N pairs per task after de-duplication (post-balancing)")
-      ->check(whole_number(0, 1'000'000'000))
-      ->default_str("off");
-  pairs->add_option("--seed", pa->seed, "seed of the post-balancing selection")->check(seed_value());
+  pairs->add_flag("--dedupe", pa->dedupe, "one pair per (task, wrong kernel, correct kernel)");
+  add_cap_options(*pairs, pa->cap, "at most N pairs per task (post-balancing; not upstream's)", false);
   pairs->callback([&ctx, pa, pairs]() { ctx.exit = pairs_command(*pa, command_line(*pairs, {"ptxbench", "fixit", "pairs"})); });
 
   add_reason_subcommand(*fixit, ctx, "fixit", "directory written by `ptxbench fixit pairs`");

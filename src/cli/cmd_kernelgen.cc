@@ -11,25 +11,23 @@ namespace {
 
 struct collect_args {
   std::vector<std::string> runs, variants, tasks;
-  std::string out, select = "all";
-  bool require_target = false;
-  double min_speedup = -1;
-  int cap = -1;
-  uint64_t seed = 0;
+  std::string out, select = "all", speedup_above = "0";
+  bool require_target = true, no_require_target = false, dedupe = false;
+  cap_args cap;
 };
 
 exit_status collect_command(const collect_args& a, const std::vector<std::string>& argv) {
   adapt::kernelgen_options o;
   for (const auto& r : a.runs) o.run_dirs.emplace_back(r);
-  o.require_target = a.require_target;
-  if (a.min_speedup >= 0) o.min_speedup = a.min_speedup;
+  o.require_target = !a.no_require_target;
+  o.speedup_above = number_or_off(a.speedup_above);
   auto select = adapt::parse_pair_select(a.select);
   if (!select) return report_error(fmt::format("--select {}: expected all, first or best", a.select), exit_status::usage);
   o.select = *select;
   o.variants = split_list(a.variants);
   o.tasks = split_list(a.tasks);
-  o.cap_per_definition = a.cap;
-  o.seed = a.seed;
+  o.dedupe = a.dedupe;
+  o.cap = to_cap_options(a.cap);
   o.argv = argv;
   auto manifest = adapt::collect_kernels(o, a.out);
   if (!manifest) return report_error(manifest.err().message, exit_status::usage);
@@ -48,17 +46,19 @@ void add_kernelgen_command(CLI::App& app, context& ctx) {
   auto* collect = kg->add_subcommand("collect", "correct kernels of a teacher's runs on the original prompts");
   collect->add_option("runs", a->runs, "run directories of the teacher (`ptxbench run`)")->required();
   collect->add_option("--out", a->out, "output directory (must not exist)")->required();
-  collect->add_flag("--require-target", a->require_target, "only kernels verified to execute a required instruction family");
-  collect->add_option("--min-speedup", a->min_speedup, "only kernels at least this fast against the vendor library")
-      ->check(number_in(0, 1e6))
-      ->default_str("off");
+  auto* require = collect->add_flag("--require-target", a->require_target,
+                    "only kernels verified to execute a required instruction family (upstream's; the default)");
+  collect->add_flag("--no-require-target", a->no_require_target, "correct kernels whether or not they are target-correct")
+      ->excludes(require);
+  collect->add_option("--speedup-above", a->speedup_above,
+                      "only kernels strictly faster than this against the vendor library (upstream: 0), or off")
+      ->check(number_in_or_off(0, 1e6))
+      ->capture_default_str();
   collect->add_option("--select", a->select, "all correct turns, or the first / fastest per trajectory")->capture_default_str();
   collect->add_option("--variants", a->variants, "keep only these prompt variants (comma-separated)");
   collect->add_option("--tasks", a->tasks, "keep only these tasks (comma-separated)");
-  collect->add_option("--cap-per-definition", a->cap, "at most N kernels per task (seeded, stratified by turn)")
-      ->check(whole_number(0, 1'000'000'000))
-      ->default_str("off");
-  collect->add_option("--seed", a->seed, "seed of the capped selection")->check(seed_value());
+  collect->add_flag("--dedupe", a->dedupe, "one kernel per (task, kernel text)");
+  add_cap_options(*collect, a->cap, "at most N kernels per task, stratified by turn (not upstream's)", false);
   collect->callback([&ctx, a, collect]() {
     ctx.exit = collect_command(*a, command_line(*collect, {"ptxbench", "kernelgen", "collect"}));
   });

@@ -34,7 +34,8 @@ std::vector<fs::path> cl100k_candidates(const context& ctx) {
 struct export_args {
   tokenizer_args tok;
   std::vector<std::string> reasoning;
-  std::string format, out;
+  std::string format, out, kernel_fence = "cpp";
+  bool no_normalize = false;
   std::size_t max_tokens = adapt::k_default_max_tokens;
   int64_t shuffle_seed = -1;
 };
@@ -60,6 +61,8 @@ exit_status export_command(const export_args& a, const context& ctx, const std::
   o.cl100k_candidates = cl100k_candidates(ctx);
   o.max_tokens = a.max_tokens;
   if (a.shuffle_seed >= 0) o.shuffle_seed = static_cast<uint64_t>(a.shuffle_seed);
+  o.kernel_fence = a.kernel_fence;
+  o.normalize = !a.no_normalize;
   o.argv = argv;
   auto m = adapt::export_sft(o, a.out);
   if (!m) return report_error(m.err().message, exit_status::usage);
@@ -73,15 +76,17 @@ struct recipe_args {
   tokenizer_args tok;
   evaluator_args eval;
   int parallel = 4;
-  bool stream = false, list = false, quiet = false;
+  std::size_t max_tokens = 0;  ///< 0: the recipe's
+  bool stream = false, list = false, quiet = false, allow_underfilled = false;
 };
 
 // Runs a model-driven stage's provider for `model`.
-result<std::pair<resolved_model, std::unique_ptr<agent::provider>>> teacher(const std::string& model, const recipe_args& a,
-                                                                             const context& ctx,
-                                                                             const std::atomic<bool>* cancel) {
+result<std::pair<resolved_model, std::unique_ptr<agent::provider>>> teacher(
+    const std::string& model, const recipe_args& a, const context& ctx, const std::atomic<bool>* cancel,
+    const std::optional<adapt::teacher_sampling>& sampling = std::nullopt) {
   auto resolved = resolve_model_choice({model, a.models_file, "", a.stream}, ctx);
   if (!resolved) return resolved.err();
+  if (sampling) adapt::apply_teacher_sampling(resolved->spec, *sampling);
   agent::provider_options popts;
   popts.cancel = cancel;
   auto llm = agent::make_provider(resolved->spec, resolved->key, popts);
@@ -108,12 +113,15 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
   ordered_json record = {{"format", "ptxbench.sft-recipe-run/1"}, {"recipe", r->json}, {"runs", a.runs},
                          {"repair_model", a.repair_model.empty() ? r->repair_model : a.repair_model},
                          {"reason_model", a.reason_model.empty() ? r->reason_model : a.reason_model},
-                         {"evaluator", a.eval.evaluator}, {"cpu_only", a.eval.cpu_only}};
+                         {"evaluator", a.eval.evaluator}, {"cpu_only", a.eval.cpu_only},
+                         {"allow_underfilled_definitions", a.allow_underfilled},
+                         {"max_tokens", a.max_tokens ? ordered_json(a.max_tokens) : ordered_json(nullptr)}};
   std::error_code ec;
   if (fs::exists(out / "recipe.json", ec)) {
     auto have = parse_json(*read_text_file(out / "recipe.json", 1u << 24), (out / "recipe.json").string());
     if (!have) return report_error(have.err().message, exit_status::usage);
-    for (const char* key : {"recipe", "runs", "repair_model", "reason_model", "evaluator", "cpu_only"})
+    for (const char* key : {"recipe", "runs", "repair_model", "reason_model", "evaluator", "cpu_only",
+                            "allow_underfilled_definitions", "max_tokens"})
       if ((*have)[key] != record[key])
         return report_error(fmt::format("{} was made with a different {}; re-run the same command or choose a new --out",
                                         out.string(), key), exit_status::usage);
@@ -125,6 +133,16 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
   }
   auto tasks = load_suite(ctx.suite_dir());
   if (!tasks) return report_error(tasks.err().message, exit_status::usage);
+  std::vector<fs::path> run_dirs(a.runs.begin(), a.runs.end());
+  auto described = adapt::describe_runs(*r, run_dirs);
+  if (!described) return report_error(described.err().message, exit_status::usage);
+  adapt::recipe_run_facts facts = std::move(*described);
+  facts.repair_model = record["repair_model"].get<std::string>();
+  facts.reason_model = record["reason_model"].get<std::string>();
+  facts.evaluator = a.eval.evaluator;
+  facts.cpu_only = a.eval.cpu_only;
+  facts.allow_underfilled = a.allow_underfilled;
+  facts.max_tokens = a.max_tokens ? a.max_tokens : r->max_tokens;
   const std::atomic<bool>* interrupted = install_interrupt_handler();
   ordered_json counts = ordered_json::object();
   auto say = [&](const std::string& s) {
@@ -134,19 +152,18 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
   if (r->row_format == "fixit") {
     if (!fs::exists(out / "mined", ec)) {
       say("mining failed turns");
-      adapt::mine_options m;
+      adapt::mine_options m = r->mine;
       for (const auto& run : a.runs) m.run_dirs.emplace_back(run);
       m.tasks = r->tasks;
-      m.variants = r->mine_variants;
-      m.turns = r->mine_turns;
-      m.cap_per_definition = r->mine_cap;
-      m.seed = r->mine_seed;
+      if (a.allow_underfilled) m.cap.allow_underfilled = true;
       m.argv = {"ptxbench", "sft", "recipe", a.name};
       if (auto res = adapt::mine_failures(m, out / "mined"); !res) return report_error(res.err().message, exit_status::usage);
     }
     auto mined = adapt::read_manifest(out / "mined", adapt::k_mined_format, "mined");
     if (!mined) return report_error(mined.err().message, exit_status::usage);
     counts["mined"] = (*mined)["counts"]["selected"];
+    for (const auto& t : (*mined)["counts"].value("underfilled_definitions", ordered_json::array()))
+      facts.underfilled.push_back(t.get<std::string>());
     if (!fs::exists(out / "pairs", ec)) {
       say("repairing with " + record["repair_model"].get<std::string>());
       auto t = teacher(record["repair_model"].get<std::string>(), a, ctx, interrupted);
@@ -182,13 +199,8 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
       if (!rep) return report_error(rep.err().message, exit_status::usage);
       if (rep->status != exit_status::ok) return report_error(rep->message, rep->status);
       say("pairing");
-      adapt::pairs_options p;
+      adapt::pairs_options p = r->pairs;
       p.repair_dirs = {out / "repairs"};
-      p.require_target = r->pairs_require_target;
-      p.min_speedup = r->pairs_min_speedup;
-      p.select = r->pairs_select;
-      p.cap_per_definition = r->pairs_cap;
-      p.seed = r->pairs_seed;
       p.argv = {"ptxbench", "sft", "recipe", a.name};
       if (auto res = adapt::collect_pairs(p, out / "pairs"); !res) return report_error(res.err().message, exit_status::usage);
     }
@@ -215,12 +227,13 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
   }
   if (!fs::exists(out / "sft", ec)) {
     say("writing rationales with " + record["reason_model"].get<std::string>());
-    auto t = teacher(record["reason_model"].get<std::string>(), a, ctx, interrupted);
+    auto t = teacher(record["reason_model"].get<std::string>(), a, ctx, interrupted, r->sampling);
     if (!t) return report_error(t.err().message, exit_status::usage);
     adapt::reason_options ro;
     ro.source_dir = source;
     ro.out_dir = out / "reasoning";
     ro.rules = r->rules;
+    ro.sampling = r->sampling;
     ro.parallel = a.parallel;
     ro.quiet = a.quiet;
     ro.argv = {"ptxbench", "sft", "recipe", a.name};
@@ -238,7 +251,9 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
     eo.tokenizer = a.tok.tokenizer;
     eo.chat_template = a.tok.chat_template == "auto" ? r->chat_template : a.tok.chat_template;
     eo.cl100k_candidates = cl100k_candidates(ctx);
-    eo.max_tokens = r->max_tokens;
+    eo.max_tokens = facts.max_tokens;
+    eo.kernel_fence = r->kernel_fence;
+    eo.normalize = r->normalize;
     eo.recipe = r->json;
     eo.argv = {"ptxbench", "sft", "recipe", a.name};
     auto m = adapt::export_sft(eo, out / "sft");
@@ -250,15 +265,27 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
   auto sft = adapt::read_manifest(out / "sft", adapt::k_sft_export_format, "sft export");
   if (!sft) return report_error(sft.err().message, exit_status::usage);
   counts["rows"] = (*sft)["counts"]["out"];
-  ordered_json table = adapt::compare_with_paper(*r, counts);
+  ordered_json comparison = adapt::compare_with_paper(*r, counts, facts);
   fmt::print("recipe {} ({}, {}): {}\n", r->name, r->upstream_tag, r->problems_name, r->description);
   fmt::print("  {:<30} {:>8} {:>8}\n", "stage", "ours", "paper");
-  for (const auto& row : table) {
+  for (const auto& row : comparison["stages"]) {
     auto cell = [](const ordered_json& v) { return v.is_null() ? std::string("-") : v.dump(); };
     fmt::print("  {:<30} {:>8} {:>8}\n", row["stage"].get<std::string>(), cell(row["ours"]), cell(row["paper"]));
   }
-  ordered_json report = {{"format", "ptxbench.sft-recipe-report/1"}, {"recipe", r->name}, {"counts", counts},
-                         {"comparison", table}, {"sft", (out / "sft" / "sft.jsonl").string()}};
+  for (const auto& why : comparison["why_different"]) fmt::print("  differs: {}\n", why.get<std::string>());
+  ordered_json report = {{"format", "ptxbench.sft-recipe-report/1"},
+                         {"recipe", r->name},
+                         {"counts", counts},
+                         {"paper", r->paper},
+                         {"comparison", comparison["stages"]},
+                         {"why_different", comparison["why_different"]},
+                         {"runs", {{"tasks_covered", facts.tasks_covered},
+                                   {"variants", facts.variants},
+                                   {"trajectories", facts.trajectories},
+                                   {"max_turns", facts.max_turns}}},
+                         {"teachers", {{"repair", r->row_format == "fixit" ? ordered_json(facts.repair_model) : ordered_json(nullptr)},
+                                       {"reason", facts.reason_model}}},
+                         {"sft", (out / "sft" / "sft.jsonl").string()}};
   if (auto w = write_file_atomic(out / "recipe_report.json", dump_pretty(report) + "\n"); !w)
     return report_error(w.err().message, exit_status::usage);
   return exit_status::ok;
@@ -282,6 +309,12 @@ void add_sft_command(CLI::App& app, context& ctx) {
       ->capture_default_str();
   ex->add_option("--max-tokens", ea->max_tokens, "drop rows whose rendering is longer (never truncated)")
       ->check(whole_number(1, 1'000'000'000));
+  ex->add_option("--kernel-fence", ea->kernel_fence, "the repaired kernel's fence in Fixit rows: cpp (upstream's) or cuda")
+      ->check(one_of({"cpp", "cuda"}))
+      ->capture_default_str();
+  ex->add_flag("--no-normalize-with-chat-template", ea->no_normalize,
+               "keep the messages as built instead of writing each as the chat template renders it (upstream's "
+               "default normalisation: Qwen3 drops the reasoning of earlier assistant turns)");
   ex->add_option("--shuffle-seed", ea->shuffle_seed, "write the rows in a seeded order (default: by id)")
       ->check(whole_number(0, INT64_MAX))
       ->default_str("off");
@@ -300,6 +333,12 @@ void add_sft_command(CLI::App& app, context& ctx) {
   rc->add_option("--tokenizer", ra->tok.tokenizer, "the target model's tokenizer.json (default: the cl100k fallback)");
   rc->add_option("--chat-template", ra->tok.chat_template, "override the recipe's chat template")->capture_default_str();
   add_evaluator_options(*rc, ra->eval);
+  rc->add_flag("--allow-underfilled-definitions", ra->allow_underfilled,
+               "mine tasks with fewer failed turns than the recipe's cap (small runs; the report names them)");
+  rc->add_option("--max-tokens", ra->max_tokens,
+                 "drop rows longer than this instead of the recipe's limit (a tokenizer other than the target's)")
+      ->check(whole_number(1, 1'000'000'000))
+      ->default_str("the recipe's");
   rc->add_option("--parallel", ra->parallel, "repairs / rationales at once")->check(whole_number(1, 1024));
   rc->add_flag("-q,--quiet", ra->quiet, "no progress output");
   rc->callback([&ctx, ra]() { ctx.exit = recipe_command(*ra, ctx); });

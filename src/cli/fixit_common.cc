@@ -9,6 +9,32 @@
 
 namespace ptxbench::cli {
 
+void add_cap_options(CLI::App& cmd, cap_args& a, const std::string& cap_help, bool underfilled) {
+  cmd.add_option("--cap-per-definition", a.cap, cap_help)->check(whole_number(0, 1'000'000'000))->default_str("off");
+  cmd.add_option("--cap-rule", a.rule,
+                 "upstream (largest remainder in proportion to the strata's sizes) or every-stratum (one row per "
+                 "stratum first, the rest in proportion)")
+      ->check(one_of({"upstream", "every-stratum"}))
+      ->capture_default_str();
+  cmd.add_option("--seed", a.seed,
+                 "keep the rows of a stratum in the order of sha256(seed, id) instead of upstream's stable order "
+                 "(turn, trajectory, run)")
+      ->check(seed_value())
+      ->default_str("off");
+  if (underfilled)
+    cmd.add_flag("--allow-underfilled-definitions", a.allow_underfilled,
+                 "keep every row of a task that has fewer than the cap (upstream stops with an error)");
+}
+
+adapt::cap_options to_cap_options(const cap_args& a) {
+  adapt::cap_options o;
+  o.cap = a.cap;
+  o.rule = adapt::parse_cap_rule(a.rule).value_or(adapt::cap_rule::upstream);
+  if (!a.seed.empty()) o.seed = std::stoull(a.seed);
+  o.allow_underfilled = a.allow_underfilled;
+  return o;
+}
+
 void add_model_options(CLI::App& cmd, model_args& a) {
   cmd.add_option("--model", a.model, "model name from the models file, replay:FILE, openai:ID, anthropic:ID or gemini:ID")
       ->required();

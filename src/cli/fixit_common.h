@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "adapt/stratified_cap.h"
 #include "agent/model_config.h"
 #include "cli/agent_setup.h"
 #include "core/json_check.h"
@@ -23,6 +24,19 @@ struct evaluator_args {
   int fake_delay_ms = 0, gpus = 1, eval_retries = 1;
   bool cpu_only = false;
 };
+
+/// The per-definition cap's options (mine, pairs, kernelgen collect).
+struct cap_args {
+  int cap = -1;
+  std::string rule = "upstream";
+  std::string seed;               ///< empty: upstream's stable order inside a stratum
+  bool allow_underfilled = false;
+};
+
+/// --cap-per-definition, --cap-rule, --seed and, where `underfilled` is set, --allow-underfilled-definitions.
+void add_cap_options(CLI::App& cmd, cap_args& a, const std::string& cap_help, bool underfilled);
+/// The options as the adaptation stages take them (the values were checked by the validators).
+adapt::cap_options to_cap_options(const cap_args& a);
 
 /// --model (required), --models-file, --base-url, --stream.
 void add_model_options(CLI::App& cmd, model_args& a);

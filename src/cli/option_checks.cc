@@ -79,6 +79,23 @@ CLI::Validator number_in(double lo, double hi) {
       fmt::format("{}..{}", shown(lo), shown(hi)));
 }
 
+CLI::Validator number_in_or_off(double lo, double hi) {
+  std::string expect = fmt::format("expected off or a number from {} to {}", shown(lo), shown(hi));
+  return CLI::Validator(
+      [lo, hi, expect](std::string& text) -> std::string {
+        if (text == "off") return {};
+        auto v = parse_finite(text);
+        if (!v || *v < lo || *v > hi) return fmt::format("{}, got '{}'", expect, text);
+        return {};
+      },
+      fmt::format("off|{}..{}", shown(lo), shown(hi)));
+}
+
+std::optional<double> number_or_off(const std::string& text) {
+  if (text == "off") return std::nullopt;
+  return parse_finite(text);
+}
+
 CLI::Validator share() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -107,6 +124,16 @@ CLI::Validator comma_list_of(const std::vector<std::string>& allowed) {
         }
       },
       "LIST");
+}
+
+CLI::Validator one_of(const std::vector<std::string>& allowed) {
+  std::string expect = fmt::format("expected one of {}", fmt::join(allowed, ", "));
+  return CLI::Validator(
+      [allowed, expect](std::string& text) -> std::string {
+        if (std::find(allowed.begin(), allowed.end(), text) != allowed.end()) return {};
+        return fmt::format("{}, got '{}'", expect, text);
+      },
+      fmt::format("{}", fmt::join(allowed, "|")));
 }
 
 CLI::Validator positive_number(double hi, const std::string& what) {

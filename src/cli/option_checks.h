@@ -8,6 +8,7 @@
 // with std::to_string, which is how `--turns 0` once printed a 309-digit limit.)
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,20 @@ CLI::Validator positive_number(double hi, const std::string& what = "a number");
 /// A finite number in [lo, hi] (NaN and infinities are refused).
 CLI::Validator number_in(double lo, double hi);
 
+/// "off", or a finite number in [lo, hi] (a bound that can be switched off, e.g. --min-speedup).
+CLI::Validator number_in_or_off(double lo, double hi);
+
+/// The value of an option checked with number_in_or_off: nullopt for "off".
+std::optional<double> number_or_off(const std::string& text);
+
 /// A share of a whole from 0 to 1 (0.9 = 90%), worded as `metrics --min-coverage` words it.
 CLI::Validator share();
 
 /// A comma list of one or more of `allowed`, each at most once (e.g. --sanitizer-tools).
 CLI::Validator comma_list_of(const std::vector<std::string>& allowed);
+
+/// Exactly one of `allowed` (e.g. --cap-rule).
+CLI::Validator one_of(const std::vector<std::string>& allowed);
 
 /// Seconds for a timeout: > 0 and at most a week.
 CLI::Validator timeout_seconds();

@@ -49,5 +49,10 @@ std::optional<int64_t> parse_count(std::string_view s) {
   return value;
 }
 
+std::size_t utf8_length(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
 
 }  // namespace ptxbench

@@ -26,5 +26,9 @@ std::string ascii_lower(std::string_view s);
 /// anything else (empty, sign, decimal point, stray characters, overflow).
 std::optional<int64_t> parse_count(std::string_view s);
 
+/// Characters of UTF-8 text as Python's len() counts them (code points): every byte that is not a
+/// continuation byte (10xxxxxx) starts one.
+std::size_t utf8_length(std::string_view s);
+
 
 }  // namespace ptxbench

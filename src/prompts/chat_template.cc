@@ -53,27 +53,35 @@ std::optional<chat_template> parse_chat_template(const std::string& name) {
   return std::nullopt;
 }
 
-std::string render_chat(chat_template t, const std::vector<chat_turn>& messages, bool add_generation_prompt) {
-  std::string out;
+std::vector<chat_turn> template_contents(chat_template t, const std::vector<chat_turn>& messages) {
+  std::vector<chat_turn> out = messages;
   if (t == chat_template::llama3) {
-    out = "<|begin_of_text|>";
-    for (const auto& m : messages) out += "<|start_header_id|>" + m.role + "<|end_header_id|>\n\n" + strip(m.content) + "<|eot_id|>";
-    if (add_generation_prompt) out += "<|start_header_id|>assistant<|end_header_id|>\n\n";
+    for (auto& m : out) m.content = strip(m.content);
     return out;
   }
+  if (t != chat_template::qwen3) return out;
   std::size_t last_user = messages.size();
   for (std::size_t i = messages.size(); i-- > 0;)
     if (messages[i].role == "user") {
       last_user = i;
       break;
     }
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    const auto& m = messages[i];
-    std::string content = m.content;
-    if (t == chat_template::qwen3 && m.role == "assistant")
-      content = qwen3_assistant(m.content, last_user == messages.size() || i > last_user);
-    out += "<|im_start|>" + m.role + "\n" + content + "<|im_end|>\n";
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (out[i].role == "assistant")
+      out[i].content = qwen3_assistant(messages[i].content, last_user == messages.size() || i > last_user);
+  return out;
+}
+
+std::string render_chat(chat_template t, const std::vector<chat_turn>& messages, bool add_generation_prompt) {
+  std::string out;
+  auto contents = template_contents(t, messages);
+  if (t == chat_template::llama3) {
+    out = "<|begin_of_text|>";
+    for (const auto& m : contents) out += "<|start_header_id|>" + m.role + "<|end_header_id|>\n\n" + m.content + "<|eot_id|>";
+    if (add_generation_prompt) out += "<|start_header_id|>assistant<|end_header_id|>\n\n";
+    return out;
   }
+  for (const auto& m : contents) out += "<|im_start|>" + m.role + "\n" + m.content + "<|im_end|>\n";
   if (add_generation_prompt) out += "<|im_start|>assistant\n";
   return out;
 }

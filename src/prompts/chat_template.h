@@ -30,6 +30,12 @@ std::optional<chat_template> parse_chat_template(const std::string& name);
 /// The conversation as the template renders it.
 std::string render_chat(chat_template t, const std::vector<chat_turn>& messages, bool add_generation_prompt);
 
+/// Each message's content as the template writes it between its markers (qwen3: earlier assistant
+/// turns lose their reasoning, later ones get the canonical <think> block; llama3: trimmed; chatml:
+/// verbatim). Rendering a conversation and parsing it back gives exactly these, which is what
+/// upstream's SFT builders did to every row before writing it ("chat-template normalization").
+std::vector<chat_turn> template_contents(chat_template t, const std::vector<chat_turn>& messages);
+
 /// The template a Hugging Face chat_template (Jinja text from tokenizer_config.json) most likely is:
 /// qwen3 when it writes <|im_start|> and handles </think>, chatml when it writes <|im_start|>,
 /// llama3 when it writes <|start_header_id|>; nullopt otherwise.

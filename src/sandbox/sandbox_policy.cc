@@ -81,7 +81,9 @@ struct reader {
 ordered_json to_json(const sandbox_policy& p) {
   ordered_json limits = {{"open_files", p.limits.open_files},
                          {"file_size_bytes", p.limits.file_size_bytes},
-                         {"no_core_dumps", p.limits.no_core_dumps}};
+                         {"no_core_dumps", p.limits.no_core_dumps},
+                         {"cpu_seconds", p.limits.cpu_seconds},
+                         {"data_bytes", p.limits.data_bytes}};
   return {{"mode", to_string(p.mode)},
           {"tool", to_string(p.tool)},
           {"scratch_dir", p.scratch_dir.string()},
@@ -146,11 +148,14 @@ result<sandbox_policy> policy_from_json(const ordered_json& j) {
     else {
       reader lr{l, ""};
       for (const auto& [key, value] : l.items())
-        if (key != "open_files" && key != "file_size_bytes" && key != "no_core_dumps")
+        if (key != "open_files" && key != "file_size_bytes" && key != "no_core_dumps" && key != "cpu_seconds" &&
+            key != "data_bytes")
           lr.fail("limits." + key, "is not a known limit");
       lr.get("open_files", p.limits.open_files, "an unsigned integer", &ordered_json::is_number_unsigned);
       lr.get("file_size_bytes", p.limits.file_size_bytes, "an unsigned integer", &ordered_json::is_number_unsigned);
       lr.get("no_core_dumps", p.limits.no_core_dumps, "a boolean", &ordered_json::is_boolean);
+      lr.get("cpu_seconds", p.limits.cpu_seconds, "an unsigned integer", &ordered_json::is_number_unsigned);
+      lr.get("data_bytes", p.limits.data_bytes, "an unsigned integer", &ordered_json::is_number_unsigned);
       if (!lr.error.empty() && r.error.empty()) r.error = lr.error;
     }
   }

@@ -30,6 +30,12 @@ struct resource_limits {
   uint64_t open_files = 1024;                ///< RLIMIT_NOFILE (raised to what is already open + 64 when lower)
   uint64_t file_size_bytes = 256ull << 20;   ///< RLIMIT_FSIZE: also caps the runner's log (its stdout)
   bool no_core_dumps = true;                 ///< RLIMIT_CORE = 0
+  /// RLIMIT_CPU in seconds of CPU time (0: not set). For a process that only computes, such as the
+  /// trusted Triton recompile; the runner's calls have the harness's deadlines instead.
+  uint64_t cpu_seconds = 0;
+  /// RLIMIT_DATA in bytes (0: not set): the process's writable private memory (heap, anonymous
+  /// mappings). Not RLIMIT_AS, which would count the CUDA driver's large PROT_NONE reservations.
+  uint64_t data_bytes = 0;
 };
 
 struct sandbox_policy {

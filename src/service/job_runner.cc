@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "agent/fake_evaluator.h"
+#include "eval/fake_evaluator.h"
 #include "build/toolchain.h"
 #include "core/file_io.h"
 #include "core/process.h"
@@ -210,7 +210,7 @@ queue::worker_callbacks fake_callbacks(const suite& tasks, const fake_options& o
   auto evaluate = [&tasks, options](const job& j, bool gpu_half) -> result<verdict> {
     auto d = decode_job(j, tasks, {});
     if (!d) return d.err();
-    auto ev = agent::make_fake_evaluator(gpu_half ? options.delay_ms : options.cpu_delay_ms);
+    auto ev = eval::make_fake_evaluator(gpu_half ? options.delay_ms : options.cpu_delay_ms);
     auto request = d->request();
     request.run_on_gpu = gpu_half;
     return ev->evaluate(request);

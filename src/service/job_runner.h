@@ -2,7 +2,7 @@
 // What a worker does with a leased job, for both roles and both evaluators:
 //   - pipeline: the CPU half of PTXBench's pipeline (gate, build, link gate, static SASS) on a CPU
 //     worker, the GPU half in a long-lived harness per task on a GPU worker (eval/harness_session.h);
-//   - fake (tests only): agent::make_fake_evaluator's made-up verdicts, split the same way, with
+//   - fake (tests only): eval::make_fake_evaluator's made-up verdicts, split the same way, with
 //     markers a test uses to inject trouble (docs/service.md, "Testing").
 // Both return queue::worker_callbacks for run_worker (service/worker_loop.h). A candidate's failure
 // is a verdict; an error is infrastructure and the queue retries it.

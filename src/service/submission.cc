@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/sha1.h"
+#include "eval/triton_stages.h"
 #include "suite/binding.h"
 
 namespace ptxbench::service {
@@ -61,9 +62,12 @@ result<submission> parse_submission(std::string_view text, job_kind kind, const 
   if (!sol) return sol.err();
   const task* t = tasks.find_task(sol->definition);
   if (!t) return make_error("Definition not found: " + sol->definition);
-  if (sol->spec.language != "cuda" && sol->spec.language != "cpp")
-    return make_error(fmt::format("solution.spec.language: '{}' is not supported here (cuda or cpp)", sol->spec.language));
-  if (auto b = binding_of(*sol); !b) return b.err().with_context("solution.spec.binding");
+  if (sol->spec.language != "cuda" && sol->spec.language != "cpp" && !eval::is_triton(*sol))
+    return make_error(
+        fmt::format("solution.spec.language: '{}' is not supported here (cuda, cpp or triton)", sol->spec.language));
+  // A Triton candidate is Python: no native binding (docs/kernel-abi.md, "Triton candidates").
+  if (!eval::is_triton(*sol))
+    if (auto b = binding_of(*sol); !b) return b.err().with_context("solution.spec.binding");
   if (sol->sources.size() > limits.max_sources)
     return make_error(fmt::format("solution.sources: {} files, more than the limit of {}", sol->sources.size(), limits.max_sources));
   std::size_t total = 0;

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/text.h"
+
 namespace ptxbench::supervision {
 namespace {
 
@@ -48,12 +50,6 @@ bool has_type(const ordered_json& v, const std::string& type) {
   return v.is_null();
 }
 
-std::size_t code_points(const std::string& s) {
-  std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
 void validate_at(const ordered_json& s, const ordered_json& v, const std::string& path, json_errors& errs) {
   const std::string where = path.empty() ? "(root)" : path;
   if (s.contains("type")) {
@@ -69,7 +65,7 @@ void validate_at(const ordered_json& s, const ordered_json& v, const std::string
     if (!found) errs.add(where, fmt::format("expected one of {}, got {}", s["enum"].dump(), v.dump()));
   }
   if (v.is_string()) {
-    std::size_t n = code_points(v.get<std::string>());
+    std::size_t n = utf8_length(v.get<std::string>());
     if (s.contains("minLength") && n < s["minLength"].get<std::size_t>())
       errs.add(where, n == 0 ? std::string("must not be empty")
                              : fmt::format("too short: {} characters, at least {}", n, s["minLength"].get<std::size_t>()));

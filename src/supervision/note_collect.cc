@@ -9,7 +9,7 @@
 
 #include "core/sha256.h"
 #include "suite/trace.h"
-#include "supervision/jsonl_store.h"
+#include "core/jsonl_file.h"
 #include "supervision/note_schema.h"
 
 namespace ptxbench::supervision {

@@ -1,12 +1,9 @@
 #pragma once
-// Reads a Fixit pairs directory (`ptxbench fixit pairs`, format ptxbench.fixit-pairs/1, defined in
-// docs/adaptation.md "The pairs directory") into the pairs note collection works on. Written against
-// that documented format (fixit branch commit dfa8e16) and checked against what the fixit branch's
-// writer produces (adapt::collect_pairs at fixit 259ee38, mirrored byte for byte in
-// tests/supervision/pairs_reader_test.cc), without linking the Fixit library: manifest.json must say
-// the format, and its "files" map, when present, must give pairs.jsonl's sha256; every line names its
-// files relative to the directory, each present with the sha256 the line gives; prompts are stored
-// as prompts/<sha256 of the content>.txt.
+// The pairs note collection works on, from a Fixit pairs directory (`ptxbench fixit pairs`, format
+// ptxbench.fixit-pairs/1, docs/adaptation.md "The pairs directory"). The directory is read by the
+// one reader of that format, adapt::load_pairs (manifest format, every file present with the sha256
+// the line records, paths inside the directory); this adapter only turns its rows into the
+// repair_pair records the notes carry, with their provenance.
 
 #include <filesystem>
 #include <string>
@@ -16,8 +13,6 @@
 #include "supervision/repair_note.h"
 
 namespace ptxbench::supervision {
-
-inline constexpr const char* k_pairs_format = "ptxbench.fixit-pairs/1";
 
 struct pairs_input {
   std::filesystem::path dir;

@@ -6,7 +6,7 @@
 
 #include "core/file_io.h"
 #include "core/sha256.h"
-#include "supervision/jsonl_store.h"
+#include "core/jsonl_file.h"
 #include "supervision/note_schema.h"
 
 namespace ptxbench::supervision {

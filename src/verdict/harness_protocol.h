@@ -98,7 +98,7 @@ struct gpu_stage_result {
   measurement_lease measurement;  ///< the device lease's holds of this candidate's stages
   runtime_counts dynamic;
   /// The sandbox of every runner process started for the candidate, by process ("plain",
-  /// "sanitize-memcheck", "profile"): the runner's report (each layer "active", with the "reason"
+  /// "sanitize-memcheck", "profile"; a Triton candidate's "capture" and "recompile"): the runner's report (each layer "active", with the "reason"
   /// where it is off) or {"applied": null, "reason"} where none came (docs/sandbox.md, "Reporting").
   /// Kept as the runner's JSON: the verdict records it, nothing here interprets it.
   ordered_json sandbox = ordered_json::object();

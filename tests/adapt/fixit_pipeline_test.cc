@@ -1,107 +1,37 @@
-// The Fixit pipeline end to end as a black box (issue 14's CI acceptance): a student run with known
-// failures (scripted server, fake evaluator) -> fixit mine (strata counts, seeded and reproducible,
-// manifest hashes) -> fixit repair (a scripted teacher; kill -9 mid-run, then the same command
-// resumes) -> fixit pairs (--require-target, de-duplication) -> fixit reason (a reply with a forbidden
-// marker and one too short, both retried; kill -9 mid-run and resume) -> sft export (every row
-// validated, token counts with a small tokenizer.json, rows over the limit dropped whole) -> train/'s
-// reader takes the export as it is. Then bad input: one-line errors, non-zero exits, nothing half
-// written.
-#include <fstream>
+// The Fixit pipeline end to end as a black box (issues 14 and 28): a student run with known
+// failures (scripted server, fake evaluator) -> fixit mine (upstream's cap rule and stable order, the
+// seed option, de-duplication on request, manifest hashes) -> fixit repair (upstream's repair prompt,
+// a scripted teacher; kill -9 mid-run, then the same command resumes) -> fixit pairs (target-correct
+// by default, every correct turn, de-duplication on request) -> fixit reason (the teacher sees the
+// pack, the repair prompt and the fixed kernel, at temperature 1.0 / top_p 0.95; a reply with a
+// forbidden marker and one too short, both asked again unchanged; kill -9 mid-run and resume) -> sft
+// export (upstream's answer layout with a cpp fence, every row validated, token counts with a small
+// tokenizer.json, rows over the limit dropped whole) -> train/'s reader takes the export as it is.
+// Then bad input: one-line errors, non-zero exits, nothing half written.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "adapt_cli.h"
 #include "agent/fake_llm_server.h"
 #include "core/file_io.h"
-#include "core/json_check.h"
-#include "core/process.h"
 #include "core/sha256.h"
 #include "test_support.h"
 
 namespace ptxbench::adapt {
 namespace {
 
+using namespace ptxbench::adapt::testing;
 using ptxbench::testing::fake_llm_server;
-using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 const char* k_task = "gemm_n7168_k5120";
 
-// A kernel the fake evaluator judges by its markers; `tag` makes each one distinct (and lets the
-// teachers' rules recognise the row in their prompts).
-std::string kernel(const std::string& tag, const std::string& marker, bool wgmma = false) {
-  return "```cuda\n#include <ptxbench/abi.h>\n// tag-" + tag + "- " + marker + "\n" +
-         (wgmma ? "// issues wgmma.mma_async through the pack\n" : "") +
-         "__global__ void k() {}\nvoid run(ptxbench::tensor_view A, ptxbench::tensor_view B, ptxbench::tensor_view C, "
-         "cudaStream_t s) {}\nPTXBENCH_EXPORT(run, PTXBENCH_BFLOAT16, PTXBENCH_BFLOAT16, PTXBENCH_BFLOAT16)\n```\n";
-}
-
-std::string rationale(std::size_t sentences) {
-  std::string text = "<my_reasoning>\n";
-  for (std::size_t i = 0; i < sentences; ++i)
-    text += "I look at what the evaluator told me and reason about which assumption in my kernel was wrong, "
-            "then I change only that part and keep the rest of the design. ";
-  return text + "\n</my_reasoning>\n";
-}
-
-std::string read(const fs::path& p) {
-  auto t = read_text_file(p, 1u << 28);
-  EXPECT_TRUE(t) << p;
-  return t ? *t : std::string();
-}
-
-json read_json(const fs::path& p) { return json::parse(read(p), nullptr, false); }
-
-std::vector<json> read_jsonl(const fs::path& p) {
-  std::vector<json> rows;
-  std::istringstream in(read(p));
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) rows.push_back(json::parse(line, nullptr, false));
-  return rows;
-}
-
-// The cl100k ranks scripts/setup.sh fetches (the export's labelled fallback), when present.
-std::optional<fs::path> cl100k_ranks() {
-  for (const auto& p : {ptxbench::testing::repo_root() / "build" / "third_party" / "tiktoken" / "cl100k_base.json",
-                        ptxbench::testing::bin_dir().parent_path() / "third_party" / "tiktoken" / "cl100k_base.json"})
-    if (fs::is_regular_file(p)) return p;
-  return std::nullopt;
-}
-
-fs::path tiny_tokenizer() { return ptxbench::testing::repo_root() / "tests/fixtures/tokenizer/tiny_tokenizer.json"; }
-
-int nonempty_lines(const std::string& s) {
-  int n = 0;
-  std::istringstream in(s);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) ++n;
-  return n;
-}
-
-class FixitPipeline : public ::testing::Test {
+class FixitPipeline : public AdaptCli {
  protected:
-  void SetUp() override {
-    m_bin = ptxbench::testing::bin_dir() / "ptxbench";
-    if (!fs::exists(m_bin)) GTEST_SKIP() << "build the `ptxbench` target first (" << m_bin << " is missing)";
-    m_dir = ptxbench::testing::make_temp_dir("fixit");
-  }
-  void TearDown() override {
-    if (!m_dir.empty() && !::testing::Test::HasFailure()) fs::remove_all(m_dir);
-  }
-
-  process_result cli(std::vector<std::string> args, double timeout_s = 300) {
-    process_spec spec;
-    spec.argv = {m_bin.string()};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.timeout_s = timeout_s;
-    spec.env_overrides.emplace_back("PTXBENCH_ROOT", ptxbench::testing::repo_root().string());
-    spec.env_unset = {"OPENAI_API_KEY", "OPENAI_BASE_URL"};
-    return run_process(spec);
-  }
-
   // 4 trajectories x 3 turns, every turn a failure except a no-code reply; one duplicate kernel.
   void student_run(fake_llm_server& s, const fs::path& out, int trajectories = 4, int turns = 3) {
     s.add_rule("", {kernel("c0", "FAKE_COMPILE_ERROR"), kernel("c1", "FAKE_COMPILE_ERROR"),
@@ -139,8 +69,6 @@ class FixitPipeline : public ::testing::Test {
     return {"fixit", "reason", pairs.string(), "--model", "openai:reasoner", "--base-url", t.base_url(), "--out",
             out.string(), "--min-chars", "300", "--parallel", "1", "-q"};
   }
-
-  fs::path m_bin, m_dir;
 };
 
 TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
@@ -148,39 +76,43 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
   const fs::path run = m_dir / "run";
   student_run(student, run);
 
-  // ---- mine: known strata, a cap, the seed decides, the manifest hashes every file
+  // ---- mine: known strata, upstream's cap rule, the manifest hashes every file
   const fs::path mined = m_dir / "mined";
-  auto m = cli({"fixit", "mine", run.string(), "--out", mined.string(), "--cap-per-definition", "6", "--seed", "7"});
+  auto m = cli({"fixit", "mine", run.string(), "--out", mined.string(), "--cap-per-definition", "6"});
   ASSERT_TRUE(m.succeeded()) << describe_exit(m) << "\n" << m.err;
   json manifest = read_json(mined / "manifest.json");
   ASSERT_TRUE(manifest.is_object());
   const auto& counts = manifest["counts"];
   EXPECT_EQ(counts["turns_read"], 12);
-  EXPECT_EQ(counts["candidates"], 10);
+  EXPECT_EQ(counts["candidates"], 11);  // the repeated n0 kernel too: upstream mined every failed turn
   EXPECT_EQ(counts["selected"], 6);
   EXPECT_EQ(counts["excluded"]["label:no_code"], 1);
-  EXPECT_EQ(counts["excluded"]["duplicate_kernel"], 1);
-  // One per stratum first, the remaining 2 of the cap by (size - 1) with the largest remainder.
+  EXPECT_FALSE(counts["excluded"].contains("duplicate_kernel"));
+  // 4, 4, 2, 1 of 11 with cap 6: 2.18, 2.18, 1.09, 0.55 -> floors 2, 2, 1, 0; the last slot to timeout's 0.55.
   const auto& strata = counts["per_stratum"][k_task];
   EXPECT_EQ(strata["compile/turn0"], (json{{"candidates", 4}, {"selected", 2}}));
-  EXPECT_EQ(strata["numerical/turn1"], (json{{"candidates", 3}, {"selected", 2}}));
+  EXPECT_EQ(strata["numerical/turn1"], (json{{"candidates", 4}, {"selected", 2}}));
   EXPECT_EQ(strata["runtime/turn2"], (json{{"candidates", 2}, {"selected", 1}}));
   EXPECT_EQ(strata["timeout/turn2"], (json{{"candidates", 1}, {"selected", 1}}));
+  EXPECT_EQ(manifest["options"]["cap_rule"], "upstream");
+  EXPECT_TRUE(manifest["options"]["seed"].is_null());
   ASSERT_TRUE(manifest["files"].is_object());
   EXPECT_TRUE(manifest["files"].contains("mined.jsonl"));
   for (const auto& [rel, hash] : manifest["files"].items()) EXPECT_EQ(sha256_hex(read(mined / rel)), hash) << rel;
   auto rows = read_jsonl(mined / "mined.jsonl");
   ASSERT_EQ(rows.size(), 6u);
-  std::map<std::string, int> per_type;
+  std::set<std::string> kept_tags;
   for (const auto& r : rows) {
-    per_type[r["error_type"].get<std::string>()] += 1;
     EXPECT_EQ(r["task"], k_task);
     EXPECT_EQ(r["variant"], "base");
+    std::string wrong = read(mined / r["kernel_file"].get<std::string>());
+    kept_tags.insert(wrong.substr(wrong.find("tag-") + 4, 2));
   }
-  EXPECT_EQ(per_type, (std::map<std::string, int>{{"compile", 2}, {"numerical", 2}, {"runtime", 1}, {"timeout", 1}}));
-  // Same seed: the same rows, byte for byte; other seeds pick other rows of the capped strata.
-  auto same = cli({"fixit", "mine", run.string(), "--out", (m_dir / "mined-again").string(), "--cap-per-definition", "6",
-                   "--seed", "7"});
+  // Inside a stratum the first rows of upstream's stable order (turn, trajectory, run): trajectories
+  // t0 and t1 for compile and numerical, t0 for runtime, t2's timeout.
+  EXPECT_EQ(kept_tags, (std::set<std::string>{"c0", "c1", "n0", "n1", "r0", "t0"}));
+  // The same command again: the same rows, byte for byte; a seed picks other rows with the same counts.
+  auto same = cli({"fixit", "mine", run.string(), "--out", (m_dir / "mined-again").string(), "--cap-per-definition", "6"});
   ASSERT_TRUE(same.succeeded()) << same.err;
   EXPECT_EQ(read(mined / "mined.jsonl"), read(m_dir / "mined-again" / "mined.jsonl"));
   bool some_seed_differs = false;
@@ -193,6 +125,11 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
     EXPECT_EQ(read_json(d / "manifest.json")["counts"]["per_stratum"], counts["per_stratum"]);
   }
   EXPECT_TRUE(some_seed_differs);
+  // --dedupe-kernels mines the repeated n0 kernel once.
+  auto dd = cli({"fixit", "mine", run.string(), "--out", (m_dir / "mined-dedupe").string(), "--dedupe-kernels"});
+  ASSERT_TRUE(dd.succeeded()) << dd.err;
+  EXPECT_EQ(read_json(m_dir / "mined-dedupe" / "manifest.json")["counts"]["candidates"], 10);
+  EXPECT_EQ(read_json(m_dir / "mined-dedupe" / "manifest.json")["counts"]["excluded"]["duplicate_kernel"], 1);
   // Filters: turn 0 only leaves the compile stratum.
   auto t0 = cli({"fixit", "mine", run.string(), "--out", (m_dir / "mined-turn0").string(), "--turns", "0"});
   ASSERT_TRUE(t0.succeeded()) << t0.err;
@@ -235,25 +172,42 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
       if (msg.value("role", "") == "assistant") {
         EXPECT_TRUE(turns.insert(msg["extra"]["turn"].get<int>()).second);
       }
-    // The repair prompt: the wrong kernel in a fence and its error.
+    // Upstream's repair prompt: "Task:", a plain "Kernel" heading and the wrong kernel in a cpp fence,
+    // a plain "Error Message" heading and the log, the request; the student's system prompt.
     std::string prompt = t["messages"][1]["content"];
-    EXPECT_NE(prompt.find("```"), std::string::npos);
-    EXPECT_NE(prompt.find("tag-"), std::string::npos);
+    EXPECT_EQ(prompt.rfind("Task:\n{", 0), 0u) << prompt.substr(0, 40);
+    auto k = prompt.find("\n\nKernel\n\n```cpp\n#include <ptxbench/abi.h>\n// tag-");
+    ASSERT_NE(k, std::string::npos) << prompt;
+    auto e = prompt.find("PTXBENCH_EXPORT(run, PTXBENCH_BFLOAT16, PTXBENCH_BFLOAT16, PTXBENCH_BFLOAT16)\n```\nError Message\n\n", k);
+    EXPECT_NE(e, std::string::npos) << prompt.substr(k);
+    EXPECT_NE(prompt.find("\nFix the CUDA kernel with the smallest change"), std::string::npos);
+    EXPECT_EQ(prompt.substr(prompt.size() - 2), "\n\n");
+    EXPECT_EQ(prompt.find("## Kernel"), std::string::npos);
+    std::string student_system = read_json(run / "trajectories" / "gemm_n7168_k5120__h200__base__t0.json")["messages"][0]["content"];
+    EXPECT_EQ(t["messages"][0]["content"], student_system);
   }
   EXPECT_EQ(files, 6);
 
-  // ---- pairs: all correct turns (de-duplicated), then only target-correct ones
-  auto all = cli({"fixit", "pairs", repairs.string(), "--out", (m_dir / "pairs-all").string()});
+  // ---- pairs: only target-correct repairs by default (upstream's); every correct turn on request,
+  // de-duplicated on request
+  auto all = cli({"fixit", "pairs", repairs.string(), "--out", (m_dir / "pairs-all").string(), "--no-require-target"});
   ASSERT_TRUE(all.succeeded()) << all.err;
   json all_manifest = read_json(m_dir / "pairs-all" / "manifest.json");
-  EXPECT_EQ(all_manifest["counts"]["pairs"], 5);  // 2 compile + 2 numerical + 1 runtime (its 2nd turn a duplicate)
-  EXPECT_EQ(all_manifest["counts"]["dropped"]["duplicate"], 1);
+  EXPECT_EQ(all_manifest["counts"]["pairs"], 6);  // 2 compile + 2 numerical + runtime's 2 correct turns
+  EXPECT_EQ(all_manifest["options"]["require_target"], false);
+  auto dedupe = cli({"fixit", "pairs", repairs.string(), "--out", (m_dir / "pairs-dedupe").string(),
+                     "--no-require-target", "--dedupe"});
+  ASSERT_TRUE(dedupe.succeeded()) << dedupe.err;
+  EXPECT_EQ(read_json(m_dir / "pairs-dedupe" / "manifest.json")["counts"]["pairs"], 5);  // runtime's 2nd turn repeats
+  EXPECT_EQ(read_json(m_dir / "pairs-dedupe" / "manifest.json")["counts"]["dropped"]["duplicate"], 1);
   const fs::path pairs = m_dir / "pairs";
-  auto tp = cli({"fixit", "pairs", repairs.string(), "--out", pairs.string(), "--require-target"});
+  auto tp = cli({"fixit", "pairs", repairs.string(), "--out", pairs.string()});
   ASSERT_TRUE(tp.succeeded()) << tp.err;
   json pairs_manifest = read_json(pairs / "manifest.json");
   EXPECT_EQ(pairs_manifest["counts"]["pairs"], 4);
   EXPECT_EQ(pairs_manifest["counts"]["dropped"]["not_target_correct"], 2);
+  EXPECT_EQ(pairs_manifest["options"]["require_target"], true);
+  EXPECT_EQ(pairs_manifest["options"]["min_speedup"], 0.0);
   auto pair_rows = read_jsonl(pairs / "pairs.jsonl");
   ASSERT_EQ(pair_rows.size(), 4u);
   for (const auto& p : pair_rows) {
@@ -261,6 +215,11 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
     EXPECT_EQ(p["correct"]["target_verdict"], "executed");
     EXPECT_NE(read(pairs / p["correct"]["kernel_file"].get<std::string>()).find("fixed-"), std::string::npos);
     EXPECT_EQ(sha256_hex(read(pairs / p["wrong"]["kernel_file"].get<std::string>())), p["wrong"]["kernel_sha256"]);
+    // The repair trajectory's first two messages, kept for the reasoning teacher.
+    std::string repair_prompt = read(pairs / p["repair_prompt_file"].get<std::string>());
+    EXPECT_EQ(repair_prompt, read_json(p["correct"]["trajectory"].get<std::string>())["messages"][1]["content"]);
+    EXPECT_EQ(read(pairs / p["repair_system_prompt_file"].get<std::string>()),
+              read(pairs / p["system_prompt_file"].get<std::string>()));
   }
 
   // ---- reason: one reply with a forbidden marker, one too short, both asked again
@@ -283,6 +242,33 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
   EXPECT_EQ(rm["counts"]["attempts"], 6);
   EXPECT_EQ(rm["counts"]["problems"]["forbidden_marker"], 1);
   EXPECT_EQ(rm["counts"]["problems"]["too_short"], 1);
+  EXPECT_EQ(rm["sampling"], (json{{"temperature", 1.0}, {"top_p", 0.95}}));
+  // What the teacher saw, as upstream's: the knowledge pack, the repair prompt, the fixed kernel in a
+  // cpp fence, a long target; sampled at temperature 1.0, top_p 0.95; a retry asks the same again.
+  std::map<std::string, std::vector<json>> asked_by_tag;  // pair tag -> requests
+  for (const auto& body : reasoner.request_bodies()) {
+    EXPECT_EQ(body["temperature"], 1.0);
+    EXPECT_EQ(body["top_p"], 0.95);
+    std::string user = body["messages"][1]["content"];
+    asked_by_tag[user.substr(user.find("// tag-") + 7, 2)].push_back(body);
+  }
+  const json& first = pair_rows[0];
+  std::string tag = read(pairs / first["wrong"]["kernel_file"].get<std::string>());
+  tag = tag.substr(tag.find("tag-") + 4, 2);
+  ASSERT_TRUE(asked_by_tag.count(tag)) << tag;
+  std::string user = asked_by_tag[tag][0]["messages"][1]["content"];
+  std::string system_prompt = read(pairs / first["repair_system_prompt_file"].get<std::string>());
+  EXPECT_NE(user.find("## CUDA/PTX knowledge\n" + system_prompt), std::string::npos);
+  EXPECT_NE(user.find("## Task, wrong kernel and error message\n" + read(pairs / first["repair_prompt_file"].get<std::string>())),
+            std::string::npos);
+  EXPECT_NE(user.find("## The expert's kernel\n```cpp\n" + read(pairs / first["correct"]["kernel_file"].get<std::string>()) + "```"),
+            std::string::npos);
+  EXPECT_NE(user.find("about 40000 characters"), std::string::npos);
+  EXPECT_NE(asked_by_tag[tag][0]["messages"][0]["content"].get<std::string>().find("<my_reasoning>"), std::string::npos);
+  for (const auto& [t, bodies] : asked_by_tag)
+    for (const auto& b : bodies) EXPECT_EQ(b["messages"], bodies[0]["messages"]) << t;  // retries unchanged
+  EXPECT_EQ(asked_by_tag["c0"].size(), 2u);
+  EXPECT_EQ(asked_by_tag["n0"].size(), 2u);
 
   // ---- reason again, killed mid-run: the same command finishes with nothing lost or repeated
   fake_llm_server slow_reasoner;
@@ -308,7 +294,7 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
   EXPECT_EQ(read_json(reasoning2 / "manifest.json")["counts"]["attempts"], 4);
 
   // ---- export with the small test tokenizer; every row validated
-  const fs::path tokenizer = ptxbench::testing::repo_root() / "tests/fixtures/tokenizer/tiny_tokenizer.json";
+  const fs::path tokenizer = tiny_tokenizer();
   const fs::path sft = m_dir / "sft";
   auto ex = cli({"sft", "export", reasoning.string(), "--format", "fixit", "--tokenizer", tokenizer.string(),
                  "--chat-template", "chatml", "--max-tokens", "1000000", "--out", sft.string()});
@@ -316,8 +302,15 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
   json em = read_json(sft / "manifest.json");
   EXPECT_EQ(em["counts"]["in"], 4);
   EXPECT_EQ(em["counts"]["out"], 4);
+  EXPECT_EQ(em["kernel_fence"], "cpp");
+  EXPECT_EQ(em["normalize_with_chat_template"], true);
   std::map<std::string, json> pair_by_id;
   for (const auto& p : pair_rows) pair_by_id[p["id"].get<std::string>()] = p;
+  std::map<std::string, std::string> rationale_by_id;
+  for (const auto& r : read_jsonl(reasoning / "reasoning.jsonl")) {
+    rationale_by_id[r["id"].get<std::string>()] = r["rationale"].get<std::string>();
+    EXPECT_EQ(r["chars"], r["rationale"].get<std::string>().size());  // ASCII: characters are bytes here
+  }
   auto sft_rows = read_jsonl(sft / "sft.jsonl");
   ASSERT_EQ(sft_rows.size(), 4u);
   std::vector<int64_t> tokens;
@@ -331,18 +324,15 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
       EXPECT_EQ(msgs[i]["role"], roles[i]);
       EXPECT_EQ(msgs[i]["step_loss_mask"], i == 4 ? 1 : 0);
     }
-    std::string answer = msgs[4]["content"];
-    EXPECT_EQ(answer.rfind("<think>\n", 0), 0u) << answer.substr(0, 40);
-    auto close = answer.find("</think>");
-    ASSERT_NE(close, std::string::npos);
-    std::string after = answer.substr(close);
-    auto fence = after.find("```cuda\n");
-    ASSERT_NE(fence, std::string::npos);
-    EXPECT_NE(after.find("\n```", fence + 8), std::string::npos);  // closed
-    EXPECT_NE(after.find("fixed-"), std::string::npos);
-    // The wrong turn and its feedback verbatim, as the pairs directory holds them.
+    // Upstream's answer: the rationale in <think>, a blank line, the fixed kernel stripped in a cpp fence.
     auto it = pair_by_id.find(row["id"].get<std::string>());
     ASSERT_NE(it, pair_by_id.end()) << row["id"];
+    std::string fixed = read(pairs / it->second["correct"]["kernel_file"].get<std::string>());
+    ASSERT_TRUE(rationale_by_id.count(row["id"].get<std::string>()));
+    EXPECT_EQ(msgs[4]["content"], "<think>\n" + rationale_by_id[row["id"].get<std::string>()] + "\n</think>\n\n```cpp\n" +
+                                      fixed.substr(0, fixed.size() - 1) + "\n```");
+    EXPECT_NE(fixed.find("fixed-"), std::string::npos);
+    // The wrong turn and its feedback verbatim, as the pairs directory holds them.
     EXPECT_EQ(msgs[2]["content"], read(pairs / it->second["wrong"]["reply_file"].get<std::string>()));
     EXPECT_EQ(msgs[3]["content"], read(pairs / it->second["wrong"]["feedback_file"].get<std::string>()));
     ASSERT_TRUE(row["metadata"]["tokens"].is_number_integer());
@@ -381,135 +371,6 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
 #endif
 }
 
-// KernelGen through the recipe s0 (collect, reason, export; the labelled cl100k fallback where its ranks are), three
-// messages per row; a second identical command finds everything done and asks nobody again.
-TEST_F(FixitPipeline, RecipeS0BuildsKernelGenRowsAndComparesWithThePaper) {
-  fake_llm_server teacher, reasoner;
-  teacher.add_rule("", {kernel("kg-a", "FAKE_SPEEDUP=0.5", true), kernel("kg-b", "FAKE_SPEEDUP=0.7", true),
-                        kernel("kg-plain", "")});
-  reasoner.set_default_reply(rationale(4));
-  const fs::path run = m_dir / "teacher-run";
-  // ablation_params: a short system prompt, so rows fit the recipe's 65,536 tokens of the test tokenizer
-  auto r = cli({"run", "--model", "openai:teacher", "--base-url", teacher.base_url(), "--tasks", "mha_with_lse_d64",
-                "--trajectories", "3", "--turns", "1", "--variants", "ablation_params", "--out", run.string(),
-                "--evaluator", "fake", "--parallel", "1", "-q"});
-  ASSERT_TRUE(r.succeeded()) << describe_exit(r) << "\n" << r.err;
-  json models = {{"format", "ptxbench.models/1"},
-                 {"models", {{"scripted-reasoner", {{"api", "openai"}, {"model_id", "reasoner"},
-                                                    {"base_url", reasoner.base_url()}, {"api_key_required", false}}}}}};
-  ASSERT_TRUE(write_file_atomic(m_dir / "models.json", models.dump()));
-  const fs::path out = m_dir / "s0";
-  std::vector<std::string> args = {"sft", "recipe", "s0", "--runs", run.string(), "--out", out.string(),
-                                   "--reason-model", "scripted-reasoner", "--models-file", (m_dir / "models.json").string(),
-                                   "--tokenizer", tiny_tokenizer().string(), "--chat-template", "chatml",
-                                   "--parallel", "1", "-q"};
-  auto rec = cli(args);
-  ASSERT_TRUE(rec.succeeded()) << describe_exit(rec) << "\n" << rec.err;
-  EXPECT_NE(rec.out.find("recipe s0 (sft-v4"), std::string::npos) << rec.out;
-  EXPECT_NE(rec.out.find("494"), std::string::npos) << rec.out;  // the paper's row count beside ours
-  json report = read_json(out / "recipe_report.json");
-  EXPECT_EQ(report["counts"]["kernels"], 2);  // --require-target (the recipe's) leaves the plain kernel out
-  EXPECT_EQ(report["counts"]["rows"], 2);
-  EXPECT_EQ(reasoner.requests(), 2);
-  auto rows = read_jsonl(out / "sft" / "sft.jsonl");
-  ASSERT_EQ(rows.size(), 2u);
-  for (const auto& row : rows) {
-    const auto& msgs = row["messages"];
-    ASSERT_EQ(msgs.size(), 3u);
-    EXPECT_EQ(msgs[0]["role"], "system");
-    EXPECT_EQ(msgs[1]["role"], "user");
-    EXPECT_EQ(msgs[2]["role"], "assistant");
-    EXPECT_EQ(msgs[2]["step_loss_mask"], 1);
-    EXPECT_EQ(msgs[1]["step_loss_mask"], 0);
-    std::string answer = msgs[2]["content"];
-    EXPECT_EQ(answer.rfind("<think>\n", 0), 0u);
-    EXPECT_NE(answer.find("FAKE_SPEEDUP"), std::string::npos);
-  }
-  json em = read_json(out / "sft" / "manifest.json");
-  EXPECT_EQ(em["token_count"]["chat_template"], "chatml");
-  EXPECT_NE(em["token_count"]["tokenizer"].get<std::string>().find("tiny_tokenizer.json"), std::string::npos) << em["token_count"];
-  if (auto ranks = cl100k_ranks()) {  // without --tokenizer: cl100k, and the manifest says it is a fallback
-    process_spec spec;
-    spec.argv = {m_bin.string(), "sft", "export", (out / "reasoning").string(), "--format", "kernelgen", "--out",
-                 (m_dir / "sft-cl100k").string()};
-    spec.env_overrides = {{"PTXBENCH_ROOT", ptxbench::testing::repo_root().string()},
-                          {"PTXBENCH_TIKTOKEN_RANKS", ranks->string()}};
-    spec.timeout_s = 120;
-    auto fb = run_process(spec);
-    ASSERT_TRUE(fb.succeeded()) << fb.err;
-    json fm = read_json(m_dir / "sft-cl100k" / "manifest.json");
-    EXPECT_NE(fm["token_count"].dump().find("cl100k"), std::string::npos) << fm["token_count"];
-    EXPECT_EQ(fm["token_count"]["exact"], false) << fm["token_count"];
-  }
-  std::string before = read(out / "sft" / "sft.jsonl");
-  auto again = cli(args);
-  ASSERT_TRUE(again.succeeded()) << again.err;
-  EXPECT_EQ(reasoner.requests(), 2);
-  EXPECT_EQ(read(out / "sft" / "sft.jsonl"), before);
-#ifdef PTXBENCH_TEST_PYTHON
-  process_spec py;
-  py.argv = {PTXBENCH_TEST_PYTHON, "-B", "-m", "unittest", "train.tests.test_export_format"};
-  py.cwd = ptxbench::testing::repo_root();
-  py.env_overrides = {{"PTXBENCH_SFT_EXPORT", (out / "sft" / "sft.jsonl").string()}, {"PTXBENCH_SFT_EXPORT_ROWS", "2"}};
-  py.timeout_s = 120;
-  auto pr = run_process(py);
-  EXPECT_TRUE(pr.succeeded()) << describe_exit(pr) << "\n" << pr.out << pr.err;
-  EXPECT_EQ(pr.err.find("skipped"), std::string::npos) << pr.err;
-#endif
-}
-
-// A Fixit recipe (s1: the four d128 problems) from a student run: mine, repair, pairs
-// (--require-target, the recipe's), reason, export; killed during the repairs, then the same command
-// finishes, and its counts are printed beside the paper's.
-TEST_F(FixitPipeline, RecipeS1BuildsFixitRowsAndResumesAfterAKill) {
-  fake_llm_server student, teacher, reasoner;
-  student.add_rule("", {kernel("s-a", "FAKE_COMPILE_ERROR"), kernel("s-b", "FAKE_WRONG"), kernel("s-c", "FAKE_RUNTIME_ERROR")});
-  teacher.add_rule("tag-s-a-", {kernel("fixed-a", "FAKE_SPEEDUP=0.3", true)});
-  teacher.add_rule("tag-s-b-", {kernel("fixed-b", "FAKE_SPEEDUP=0.3", true)});
-  teacher.add_rule("tag-s-c-", {kernel("plain-c", "")});  // correct but never target-correct: no pair
-  reasoner.set_default_reply(rationale(16));              // s1 asks for at least 2000 characters
-  const fs::path run = m_dir / "student-run";
-  auto r = cli({"run", "--model", "openai:student", "--base-url", student.base_url(), "--tasks", "mha_with_lse_d128",
-                "--trajectories", "3", "--turns", "1", "--variants", "ablation_params", "--out", run.string(),
-                "--evaluator", "fake", "--parallel", "1", "-q"});
-  ASSERT_TRUE(r.succeeded()) << describe_exit(r) << "\n" << r.err;
-  json models = {{"format", "ptxbench.models/1"},
-                 {"models", {{"scripted-teacher", {{"api", "openai"}, {"model_id", "teacher"},
-                                                   {"base_url", teacher.base_url()}, {"api_key_required", false}}},
-                             {"scripted-reasoner", {{"api", "openai"}, {"model_id", "reasoner"},
-                                                    {"base_url", reasoner.base_url()}, {"api_key_required", false}}}}}};
-  ASSERT_TRUE(write_file_atomic(m_dir / "models.json", models.dump()));
-  const fs::path out = m_dir / "s1";
-  std::vector<std::string> args = {"sft", "recipe", "s1", "--runs", run.string(), "--out", out.string(),
-                                   "--repair-model", "scripted-teacher", "--reason-model", "scripted-reasoner",
-                                   "--models-file", (m_dir / "models.json").string(), "--tokenizer",
-                                   tiny_tokenizer().string(), "--chat-template", "chatml", "--parallel", "1",
-                                   "--evaluator", "fake", "-q"};
-  auto slow = args;
-  slow.insert(slow.end(), {"--fake-eval-delay-ms", "1500"});
-  auto killed = cli(slow, 3.5);  // the third repair runs 5 turns of 1.5 s: the SIGKILL lands among them
-  ASSERT_TRUE(killed.timed_out) << "finished before the kill; " << killed.err;
-  EXPECT_FALSE(fs::exists(out / "sft"));
-  auto rec = cli(args);
-  ASSERT_TRUE(rec.succeeded()) << describe_exit(rec) << "\n" << rec.err;
-  EXPECT_NE(rec.out.find("recipe s1 (fixit-v2-glm"), std::string::npos) << rec.out;
-  EXPECT_NE(rec.out.find("158"), std::string::npos) << rec.out;  // the paper's row count
-  json report = read_json(out / "recipe_report.json");
-  EXPECT_EQ(report["counts"]["pairs"], 2);
-  EXPECT_EQ(report["counts"]["rows"], 2);
-  EXPECT_EQ(reasoner.requests(), 2);
-  // 3 repairs: two fixed at once, the third 5 turns, each turn asked once (plus at most one in flight).
-  EXPECT_GE(teacher.requests(), 7);
-  EXPECT_LE(teacher.requests(), 8);
-  auto rows = read_jsonl(out / "sft" / "sft.jsonl");
-  ASSERT_EQ(rows.size(), 2u);
-  for (const auto& row : rows) {
-    ASSERT_EQ(row["messages"].size(), 5u);
-    EXPECT_EQ(row["messages"][4]["step_loss_mask"], 1);
-    EXPECT_NE(row["messages"][4]["content"].get<std::string>().find("fixed-"), std::string::npos);
-  }
-}
-
 TEST_F(FixitPipeline, BadInputGivesOneLineErrorsAndWritesNothing) {
   fake_llm_server student;
   const fs::path run = m_dir / "run";
@@ -541,6 +402,10 @@ TEST_F(FixitPipeline, BadInputGivesOneLineErrorsAndWritesNothing) {
     break;
   }
   refused({"fixit", "mine", cut.string(), "--out", (m_dir / "m3").string()}, m_dir / "m3", "trajector");
+
+  // A task with fewer failed turns than the cap: upstream's builder stopped, so does mining.
+  refused({"fixit", "mine", run.string(), "--out", (m_dir / "m4").string(), "--cap-per-definition", "5"}, m_dir / "m4",
+          "gemm_n7168_k5120 has only 2 rows, need 5; lower --cap-per-definition or pass --allow-underfilled-definitions");
 
   // A pairs directory whose kernel file is gone.
   const fs::path mined = m_dir / "mined";

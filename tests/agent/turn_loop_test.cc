@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/fake_evaluator.h"
+#include "eval/fake_evaluator.h"
 #include "agent/fake_llm_server.h"
 #include "agent/trajectory.h"
 #include "build/toolchain.h"
@@ -33,7 +33,7 @@ std::string valid_kernel_reply(const std::string& extra_marker) {
 // Fails its first `failures` evaluations with an infrastructure error, then delegates.
 class flaky_evaluator final : public evaluator {
  public:
-  explicit flaky_evaluator(int failures) : m_failures(failures), m_inner(make_fake_evaluator(0)) {}
+  explicit flaky_evaluator(int failures) : m_failures(failures), m_inner(eval::make_fake_evaluator(0)) {}
   result<verdict> evaluate(const eval_request& r) override {
     ++calls;
     if (m_failures-- > 0) return make_error("GPU 0 fell off the bus");
@@ -83,7 +83,7 @@ class TurnLoopTest : public ::testing::Test {
     EXPECT_TRUE(p);
     auto slots = eval_slots::create(1, [&](int) -> result<std::unique_ptr<evaluator>> {
       if (custom) return std::unique_ptr<evaluator>(new forwarding(custom));
-      return make_fake_evaluator(0);
+      return eval::make_fake_evaluator(0);
     });
     EXPECT_TRUE(slots);
     loop_services svc{p->get(), slots->get(), builtin_prompt, nullptr,

@@ -11,6 +11,7 @@
 //   no_page        like work_1ms, but ignores --sync-fd (ready says "sync": false)
 //   warmup_<N>ms   sleeps N ms in the first non-noop "prepare" (the Triton runner's warm-up, where
 //                  Triton compiles), then works 1 ms per call
+// Whatever the symbol, it creates <scratch>/setup-received when "setup" arrives.
 #include <unistd.h>
 
 #include <cstdio>
@@ -52,6 +53,8 @@ int main(int argc, char** argv) {
     std::string type = m.value("type", "");
     if (type == "setup") {
       symbol = m.value("symbol", "");
+      // A mark the tests look for: setup arrived (runner_launch::before_setup ran before it).
+      if (FILE* f = std::fopen((m.value("scratch", std::string(".")) + "/setup-received").c_str(), "w")) std::fclose(f);
       if (sync_fd >= 0 && symbol != "no_page") {
         auto p = sync_channel::attach(sync_fd);
         if (p) page = std::move(*p);

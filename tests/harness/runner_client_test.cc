@@ -67,6 +67,40 @@ TEST_F(RunnerClient, TheSharedPageTimesTheCall) {
   }
 }
 
+TEST_F(RunnerClient, BeforeSetupRunsAfterHelloAndBeforeTheRunnerIsSetUp) {
+  // The Triton capture takes the GPU's lease here: after the runner's start-up, before its setup.
+  runner_client c;
+  int calls = 0;
+  bool setup_seen_before = true;
+  auto r = start(c, "work_1ms", true, [&](runner_launch& l) {
+    l.before_setup = [&] {
+      ++calls;
+      setup_seen_before = fs::exists(c.scratch() / "setup-received");
+    };
+  });
+  ASSERT_EQ(r.outcome, call_outcome::ok);
+  EXPECT_EQ(calls, 1);
+  EXPECT_FALSE(setup_seen_before) << "the hook ran after the runner was set up";
+  EXPECT_TRUE(fs::exists(c.scratch() / "setup-received"));
+  EXPECT_EQ(c.call({}, 10).outcome, call_outcome::ok);
+}
+
+TEST_F(RunnerClient, AFailingBeforeSetupStopsTheStart) {
+  runner_client c;
+  runner_launch l;
+  l.runner = PTXBENCH_FAKE_RUNNER;
+  l.work_dir = m_dir;
+  l.shared_object = m_dir / "candidate.so";
+  l.symbol = "work_1ms";
+  l.sandbox = false;
+  l.startup_timeout_s = 20;
+  l.before_setup = [] { throw std::runtime_error("the GPU stayed busy"); };
+  EXPECT_THROW((void)c.start(l), std::runtime_error);
+  EXPECT_FALSE(fs::exists(c.scratch() / "setup-received"));
+  c.stop();
+  EXPECT_FALSE(c.alive());
+}
+
 TEST_F(RunnerClient, TheConfirmationRunsAfterDoneAndInsideTheInterval) {
   runner_client c;
   ASSERT_EQ(start(c, "work_20ms").outcome, call_outcome::ok);
@@ -191,6 +225,15 @@ TEST_F(RunnerClient, AnInterpreterStartsTheRunnerWithTheSameArgumentsAndPage) {
   EXPECT_EQ(c.channel(), "shared_memory");
   auto r = c.call({}, 5.0);
   EXPECT_EQ(r.outcome, call_outcome::ok) << r.message;
+}
+
+TEST(CandidateErrorKind, TheRunnerNamesMapToKindsAndAnythingElseIsUnspecified) {
+  EXPECT_EQ(parse_candidate_error("compile"), candidate_error::compile);
+  EXPECT_EQ(parse_candidate_error("exception"), candidate_error::exception);
+  // The Triton capture's refusal: the plan stage rejects it at the link gate.
+  EXPECT_EQ(parse_candidate_error("unreplayable"), candidate_error::unreplayable);
+  EXPECT_EQ(parse_candidate_error("Unreplayable"), candidate_error::unspecified);
+  EXPECT_EQ(parse_candidate_error(""), candidate_error::unspecified);
 }
 
 }  // namespace

@@ -140,6 +140,28 @@ TEST(TritonPlan, ParametersMustMatchTheSignature) {
   EXPECT_NE(p.err().message.find("in its Triton signature"), std::string::npos) << p.err().message;
 }
 
+TEST(TritonPlan, AHostTensorDescriptorIsRefusedAsSuchNotAsACountMismatch) {
+  // gemm_tma_descriptor.py: the signature holds tensordesc parameters, and Triton's launcher passes
+  // each as a 128-byte CUtensorMap plus its shape (i32) and strides (i64): more parameters than the
+  // signature. The descriptor is the reason, not the count.
+  fixture f;
+  auto doc = capture_doc(A, B, C);
+  doc["kernels"][0]["param_types"] = {"tensordesc<bf16[128, 64]>", "*bf16", "*bf16", "i32"};
+  ordered_json params = ordered_json::array({std::string(256, '0'), hex32(4096), hex32(64), hex64(64), hex64(1),
+                                             hex64(B), hex64(C), hex32(8192), hex64(0), hex64(0)});
+  doc["nodes"][0]["params"] = params;
+  auto p = f.plan(doc);
+  ASSERT_FALSE(p);
+  EXPECT_NE(p.err().message.find("signature parameter 0 has type tensordesc<bf16[128, 64]>, which cannot be replayed "
+                                 "(host tensor descriptors are not supported"),
+            std::string::npos)
+      << p.err().message;
+  EXPECT_EQ(p.err().message.find("in its Triton signature"), std::string::npos) << p.err().message;
+  EXPECT_EQ(unreplayable_parameter({"*bf16", "i32", "fp32"}), "");
+  EXPECT_NE(unreplayable_parameter({"*bf16", "nvTmaDesc"}).find("host tensor descriptors"), std::string::npos);
+  EXPECT_NE(unreplayable_parameter({"tuple"}).find("only pointers and scalars"), std::string::npos);
+}
+
 TEST(TritonPlan, CopiesAndHostCallbacksAreRefusedAndMemsetsOfTensorsKept) {
   fixture f;
   auto copy = f.plan(capture_doc(A, B, C, ordered_json::array({gemm_node(A, B, C), {{"kind", "copy"}}})));

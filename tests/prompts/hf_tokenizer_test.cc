@@ -237,6 +237,24 @@ TEST(ChatTemplate, Qwen3DropsEarlierReasoningAndNormalisesTheLastAnswer) {
             "<|im_start|>user\nfeedback<|im_end|>\n<|im_start|>assistant\n<think>\nnew reasoning\n</think>\n\nfixed<|im_end|>\n");
 }
 
+// What the SFT export writes by default (upstream's chat-template normalisation): each message as the
+// template renders it, so rendering the normalised messages gives the same text as before.
+TEST(ChatTemplate, TemplateContentsAreWhatTheRenderingHolds) {
+  std::vector<chat_turn> m = {{"system", "S"}, {"user", "U"}, {"assistant", "<think>old</think>\n\nwrong kernel"},
+                              {"user", "feedback"}, {"assistant", "<think>\n\nnew reasoning\n</think>\nfixed"}};
+  auto q = template_contents(chat_template::qwen3, m);
+  ASSERT_EQ(q.size(), 5u);
+  EXPECT_EQ(q[0].content, "S");
+  EXPECT_EQ(q[2].content, "wrong kernel");
+  EXPECT_EQ(q[3].content, "feedback");
+  EXPECT_EQ(q[4].content, "<think>\nnew reasoning\n</think>\n\nfixed");
+  EXPECT_EQ(render_chat(chat_template::qwen3, q, false), render_chat(chat_template::qwen3, m, false));
+  EXPECT_EQ(template_contents(chat_template::chatml, m)[2].content, m[2].content);  // verbatim
+  EXPECT_EQ(template_contents(chat_template::llama3, {{"user", "  U \n"}})[0].content, "U");
+  // No </think>: an answer is left as it is.
+  EXPECT_EQ(template_contents(chat_template::qwen3, {{"user", "U"}, {"assistant", "plain"}})[1].content, "plain");
+}
+
 TEST(ChatTemplate, Llama3AndGuessingFromAJinjaTemplate) {
   std::vector<chat_turn> m = {{"system", " S "}, {"user", "U"}};
   EXPECT_EQ(render_chat(chat_template::llama3, m, true),

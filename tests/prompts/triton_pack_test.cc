@@ -95,6 +95,33 @@ TEST_F(TritonPack, BasePromptStaysWithinTheCudaPacksBudget) {
   }
 }
 
+TEST_F(TritonPack, TeachesOnlyWhatTheLaunchPlanCanReplayAndSaysWhy) {
+  // The Triton evaluation replays a recorded launch plan: tensor descriptors (host or device) and
+  // memory run() allocates cannot be bound to the task's tensors (docs/gpu-evaluation.md, "Triton
+  // candidates"). No variant may show them in code; every variant says why they are left out.
+  auto m = load_variant_manifest(repo_root() / "packs");
+  ASSERT_TRUE(m.ok());
+  const pack_manifest* pack = m->pack_for("sm90a", "triton");
+  int rendered = 0;
+  for (const auto& t : suite_->tasks) {
+    std::vector<std::string> names;
+    for (const auto& v : *pack->family(t.problem)) names.push_back(v.name);
+    for (const auto& name : names) {
+      auto p = render_prompt(*suite_, t, name, *suite_->find_target("h200"), repo_root() / "packs", "triton");
+      ASSERT_TRUE(p.ok()) << p.err().message;
+      for (const char* refused : {"TensorDescriptor.from_tensor(", "make_tensor_descriptor(", "_desc.load(",
+                                  "_desc.store(", "torch.empty(", "torch.zeros(", "set_allocator(",
+                                  "warp_specialize=True"})
+        EXPECT_EQ(p->system.find(refused), std::string::npos) << t.name << " " << name << " teaches " << refused;
+      EXPECT_NE(p->system.find("Tensor descriptors (TMA) cannot be evaluated"), std::string::npos) << name;
+      EXPECT_NE(p->system.find("cannot be replayed"), std::string::npos) << name;
+      EXPECT_NE(p->system.find("triton.language.extra.libdevice"), std::string::npos) << name;
+      ++rendered;
+    }
+  }
+  EXPECT_GE(rendered, 30);
+}
+
 TEST_F(TritonPack, UnknownLanguageIsAClearError) {
   auto p = render_prompt(*suite_, *suite_->find_task("gemm_n7168_k5120"), "base", *suite_->find_target("h200"),
                          repo_root() / "packs", "tilelang");

@@ -1,6 +1,6 @@
 #pragma once
 // TEST-ONLY evaluator for the queue tests, the fake worker process and the queue benchmark: like
-// src/agent/fake_evaluator (which decides from markers in the kernel source), but its verdict is a
+// src/eval/fake_evaluator (which decides from markers in the kernel source), but its verdict is a
 // pure function of the job's content key, so "the verdict equals the no-fault run's" is checkable
 // for any number of distinct jobs, and it injects one infrastructure failure into a quarter of the
 // jobs so the retry path runs in every fault test. Its verdicts are made up.

@@ -287,6 +287,8 @@ class Helper:
 
     def capture_end(self, stream):
         self.calls.append(("capture_end", stream))
+        if getattr(self, "refuse_capture", None):
+            raise RuntimeError(self.refuse_capture)  # as the C helper does for a launch it cannot replay
         kernels = self.torch.launched[self.capture_from:]
         return {"nodes": [{"kind": "kernel", "function": "1", "name": k, "grid": [1, 1, 1], "block": [128, 1, 1],
                            "shared_bytes": 0, "cluster": [1, 1, 1], "cooperative": False, "params": []} for k in kernels]}

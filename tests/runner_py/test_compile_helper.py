@@ -187,6 +187,10 @@ class LauncherBuildTest(unittest.TestCase):
 
     def test_tritons_launcher_build_is_accepted(self):
         self.assertIsNone(self.check(self.tritons()))
+        # Triton 3.6 names the driver library by file (seen on an H100 host); a path is still refused.
+        by_file = [a if a != "-lcuda" else "-l:libcuda.so.1" for a in self.tritons()]
+        self.assertIsNone(self.check(by_file))
+        self.assertIsNotNone(self.check(self.tritons() + ["-l:/tmp/evil.so"]))
 
     def test_anything_that_could_run_code_outside_the_sandbox_is_refused(self):
         for extra in ("-fplugin=evil.so", "-fplugin=./evil.so", "-B/tmp", "-wrapper", "-specs=x", "@args",

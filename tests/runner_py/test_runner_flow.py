@@ -347,6 +347,19 @@ class RunnerFlowTest(unittest.TestCase):
         prepared, done = self.call(tensors, nonce=2)
         self.assertTrue(os.path.exists(os.path.join(self.scratch, "capture-2.json")))
 
+    def test_a_graph_the_plan_cannot_replay_is_reported_as_unreplayable(self):
+        # cuBLAS reached by reflection launches with 'extra' parameters: the harness must reject the
+        # plan at the link gate, which it does for the error kind "unreplayable" (an H100 run reported
+        # it as an exception and the verdict became RUNTIME_ERROR at correctness).
+        ready = self.setup_runner(mode="capture", timing=False)
+        self.assertEqual(ready.get("type"), "ready", ready)
+        helper = fakes.Helper.instances[-1]
+        helper.refuse_capture = "kernel nvjet_sm90 was launched with 'extra' parameters (not replayable)"
+        prepared, done = self.call(self.buffers())
+        self.assertEqual((done.get("ok"), done.get("error_kind")), (False, "unreplayable"), done)
+        self.assertEqual(done.get("error"), helper.refuse_capture)
+        self.assertFalse(os.path.exists(os.path.join(self.scratch, "capture-1.json")))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -35,8 +35,9 @@ class SuiteSourcesTest(unittest.TestCase):
             with self.subTest(os.path.relpath(path, ROOT)):
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
-                reduced, left_out = tr.reduce_source(text)
-                self.assertEqual(left_out, {})
+                reduction = tr.reduce_source(text)
+                reduced = reduction.text
+                self.assertEqual(reduction.left_out, {})
                 tree = ast.parse(reduced)
                 self.assertEqual(jit_functions(tree), jit_functions(ast.parse(text)))
                 compile(reduced, path, "exec")

@@ -1,11 +1,14 @@
 // Writes only under scratch; reads only under the read paths (Landlock). The tests that need
 // Landlock skip visibly, with the kernel's reason, where it is unavailable.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -158,6 +161,40 @@ TEST(SandboxFilesystem, ExceedingTheFileSizeLimitIsReported) {
   EXPECT_EQ(r.exit_code, violation_exit_code);
   EXPECT_EQ(r.output, "ok\nptxbench-sandbox: exceeded the file size limit (4096 bytes)\n");
   EXPECT_EQ(find_violation(r.output).value_or(""), "sandbox: exceeded the file size limit (4096 bytes)");
+}
+
+TEST(SandboxFilesystem, CpuTimeAndDataLimitsAreSetWhereThePolicyAsks) {
+  sandbox_dirs d;
+  auto p = test_policy(d);
+  p.limits.cpu_seconds = 1;
+  p.limits.data_bytes = 256ull << 20;
+  auto r = run_sandboxed(p, [&](int fd) {
+    rlimit cpu{}, data{};
+    ::getrlimit(RLIMIT_CPU, &cpu);
+    ::getrlimit(RLIMIT_DATA, &data);
+    std::string line = "cpu " + std::to_string(cpu.rlim_cur) + " " + std::to_string(cpu.rlim_max) + ", data " +
+                       std::to_string(data.rlim_cur >> 20) + " MiB\n";
+    (void)!::write(fd, line.data(), line.size());
+    // More writable memory than the limit: refused (ENOMEM), not granted.
+    void* big = ::mmap(nullptr, 512ull << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    report(fd, big == MAP_FAILED ? -1 : 0);
+    // CPU time beyond the soft limit ends the process with SIGXCPU.
+    volatile uint64_t spins = 0;
+    while (true) spins = spins + 1;
+  });
+  EXPECT_EQ(r.output, "cpu 1 6, data 256 MiB\n" + errno_line(ENOMEM));
+  EXPECT_EQ(r.signal, SIGXCPU);
+}
+
+TEST(SandboxFilesystem, NoCpuOrDataLimitUnlessAsked) {
+  sandbox_dirs d;
+  auto r = run_sandboxed(test_policy(d), [&](int fd) {
+    rlimit cpu{}, data{};
+    ::getrlimit(RLIMIT_CPU, &cpu);
+    ::getrlimit(RLIMIT_DATA, &data);
+    report(fd, cpu.rlim_cur == RLIM_INFINITY && data.rlim_cur == RLIM_INFINITY ? 0 : -1);
+  });
+  EXPECT_EQ(r.output, "ok\n");
 }
 
 TEST(SandboxFilesystem, LimitsCannotBeRaisedAgain) {

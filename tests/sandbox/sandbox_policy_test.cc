@@ -21,12 +21,16 @@ TEST(SandboxPolicy, JsonRoundTrip) {
   auto p = runner_policy("/tmp/scratch", "/cache/builds/k/cand.so", "/usr/local/cuda", tool_mode::nsight_compute);
   p.mode = enforcement::audit;
   p.limits.file_size_bytes = 1234;
+  p.limits.cpu_seconds = 300;
+  p.limits.data_bytes = 1ull << 34;
   p.extra_write_paths = {"/dev/shm"};
   auto back = policy_from_json(to_json(p));
   ASSERT_TRUE(back) << back.err().message;
   EXPECT_EQ(to_json(*back), to_json(p));
   EXPECT_EQ(back->tool, tool_mode::nsight_compute);
   EXPECT_EQ(back->limits.file_size_bytes, 1234u);
+  EXPECT_EQ(back->limits.cpu_seconds, 300u);
+  EXPECT_EQ(back->limits.data_bytes, 1ull << 34);
 }
 
 TEST(SandboxPolicy, DefaultReadPathsHoldTheCandidateButNotItsFolder) {

@@ -107,7 +107,8 @@ TEST(Submission, EveryWrongRequestIsOneLineNamingTheProblem) {
   auto python = solution_json();
   python["spec"]["language"] = "python";
   python["spec"]["entry_point"] = "kernel.cu::run";
-  EXPECT_NE(error_of({{"solution", python}}).find("'python' is not supported"), std::string::npos);
+  EXPECT_NE(error_of({{"solution", python}}).find("'python' is not supported here (cuda, cpp or triton)"),
+            std::string::npos);
   EXPECT_NE(error_of({{"solution", solution_json()}, {"workload_uuids", {"nope"}}}).find("Workload not found"),
             std::string::npos);
   EXPECT_EQ(error_of({{"solution", solution_json()}, {"timeout", -1}}), "timeout: expected a number of seconds in (0, 3600]");
@@ -119,6 +120,20 @@ TEST(Submission, EveryWrongRequestIsOneLineNamingTheProblem) {
             std::string::npos);
   for (const auto& e : {error_of({{"solution", dotdot}}), error_of({{"solution", torch}})})
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+}
+
+TEST(Submission, ATritonSolutionIsAcceptedWithoutABinding) {
+  // The service's workers evaluate Triton candidates through the same harness session as eval
+  // (bench/triton/triton_gpu.sh submits the Triton examples as Solutions).
+  ordered_json sol = {{"name", "gemm_tl_dot"},
+                      {"definition", "gemm_n7168_k5120"},
+                      {"author", "me"},
+                      {"spec", {{"language", "triton"}, {"target_hardware", {"H100"}}, {"entry_point", "kernel.py::run"},
+                                {"dependencies", ordered_json::array()}, {"destination_passing_style", true}}},
+                      {"sources", {{{"path", "kernel.py"}, {"content", "import triton\ndef run(A, B, C):\n    pass\n"}}}}};
+  auto r = parse({{"solution", sol}});
+  ASSERT_TRUE(r) << r.err().message;
+  EXPECT_EQ(r->candidate.spec.language, "triton");
 }
 
 TEST(Submission, APendingReferenceIsRefusedUnlessOnlyTheCpuStagesAreAskedFor) {

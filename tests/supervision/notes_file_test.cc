@@ -7,7 +7,7 @@
 #include "core/file_io.h"
 #include "core/sha256.h"
 #include "note_fixtures.h"
-#include "supervision/jsonl_store.h"
+#include "core/jsonl_file.h"
 #include "supervision/note_schema.h"
 #include "test_support.h"
 

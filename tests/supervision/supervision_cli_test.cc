@@ -283,7 +283,7 @@ TEST_F(SupervisionCli, BadInputIsOneLineAndExitTwo) {
   expect_usage_error(ptx({"notes", "check", (m_dir / "pairs.jsonl").string()}), "not a repair note");
   expect_usage_error(ptx({"notes", "collect", m_dir.string(), "--model", "replay:" + (m_dir / "replay.json").string(),
                           "--out", (m_dir / "n.jsonl").string()}),
-                     "not a Fixit pairs directory");
+                     "not a `ptxbench fixit pairs` directory");
 }
 
 TEST_F(SupervisionCli, NotesCollectTurnsAPairsDirectoryIntoNotes) {

@@ -1,5 +1,5 @@
-"""The LoRA recipe on rows `ptxbench sft export` wrote from a real Fixit run (issue 14's H200 check;
-bench/fixit_h200.sh runs it). Skips, saying so, unless PTXBENCH_SFT_DATA names the exported JSONL
+"""The LoRA recipe on rows `ptxbench sft export` wrote from a real Fixit run (issue 14's GPU check; run
+it on the rows bench/adapt/fixit_gpu.sh exports, bench/results/<target>/fixit/train_rows.jsonl). Skips, saying so, unless PTXBENCH_SFT_DATA names the exported JSONL
 and torch, transformers, peft and tokenizers are installed. No network: the model is a tiny
 randomly initialised one of the student's architecture built from a config, its tokenizer trained
 on the exported texts.
@@ -26,7 +26,7 @@ ARCH = os.environ.get("PTXBENCH_TINY_ARCH", "auto")
 EOT = tiny_model.EOT_TOKEN
 
 
-@unittest.skipUnless(EXPORT, "PTXBENCH_SFT_DATA is not set (bench/fixit_h200.sh sets it)")
+@unittest.skipUnless(EXPORT, "PTXBENCH_SFT_DATA is not set (point it at an exported sft.jsonl)")
 @unittest.skipIf(MISSING, f"needs {', '.join(LIBRARIES)} (missing: {', '.join(MISSING)}); the GPU host has them")
 class ExportedFixitRows(unittest.TestCase):
     @classmethod

@@ -98,12 +98,16 @@ gpu_span activity_tracer::span_of(const std::vector<activity_record>& records, u
   for (const auto& r : records) recs.push_back(&r);
   std::sort(recs.begin(), recs.end(), [](const activity_record* a, const activity_record* b) { return a->start < b->start; });
   gpu_span span;
+  uint64_t covered_to = 0;  // records in start order: the busy time is what each adds past the last end
   for (const auto* r : recs) {
     if (r->start < t0 || r->end > t1) continue;
     if (span.records == 0 || r->start < span.start_ns) span.start_ns = r->start;
     if (span.records == 0 || r->end > span.end_ns) span.end_ns = r->end;
     ++span.records;
     if (!r->name.empty()) span.kernels.push_back(r->name);
+    uint64_t from = std::max(r->start, covered_to);
+    if (r->end > from) span.busy_ns += r->end - from;
+    covered_to = std::max(covered_to, r->end);
   }
   return span;
 }

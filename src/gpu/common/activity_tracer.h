@@ -25,6 +25,7 @@ struct gpu_span {
   uint64_t start_ns = 0, end_ns = 0;  ///< first start, last end (CUPTI clock)
   int records = 0;                    ///< kernels + copies + memsets in the window
   std::vector<std::string> kernels;   ///< kernel names, in start order
+  uint64_t busy_ns = 0;               ///< the union of the records' intervals: the span less its idle gaps
   [[nodiscard]] double ms() const { return records ? (end_ns - start_ns) * 1e-6 : 0.0; }
 };
 

@@ -84,6 +84,11 @@ class harness {
   tensor_set make_set() const;
   void ensure_sets(std::size_t n);
   double run_reference(tensor_set& set, bool timed);  ///< returns the GPU span in ms when timed
+  /// The last timed reference run's records and busy time (CUPTI only; recorded, not used: whether a
+  /// reference's span holds idle gaps between its launches).
+  int m_reference_records = 0;
+  double m_reference_busy_ms = 0;
+  int m_reference_records_seen = 0;  ///< the most records one timed reference run has made
   /// Checks a finished call's side effects: vendor mappings, guards, unchanged inputs. Returns a
   /// one-line problem or "".
   std::string check_call_hygiene(runner_client& runner, tensor_set& set, const std::vector<uint64_t>& input_sums);

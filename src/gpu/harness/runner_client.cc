@@ -135,6 +135,7 @@ result<call_result> runner_client::start(const runner_launch& launch) {
   // runner's own (nothing for ptxbench-runner; torch's libraries for the Triton runner).
   m_vendor_baseline.clear();
   m_vendor_baseline = vendor_mappings();
+  if (launch.before_setup) launch.before_setup();
 
   ordered_json policy = launch.sandbox
                             ? sandbox::to_json(sandbox::policy_for_runner(scratch, launch.shared_object, launch.wrapper))
@@ -267,6 +268,7 @@ candidate_error parse_candidate_error(std::string_view name) {
   if (name == "shape") return candidate_error::shape;
   if (name == "exception") return candidate_error::exception;
   if (name == "compile") return candidate_error::compile;
+  if (name == "unreplayable") return candidate_error::unreplayable;
   return candidate_error::unspecified;
 }
 

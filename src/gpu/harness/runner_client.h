@@ -42,6 +42,11 @@ struct runner_launch {
   /// go/done on a shared page (core/sync_channel.h) instead of the socket, where possible: only
   /// without a wrapper tool (the page is an inherited descriptor), and only if the runner maps it.
   bool shared_memory_sync = true;
+  /// Runs after the runner's "hello" and before its "setup": the runner has started (its interpreter
+  /// and libraries are loaded) but has touched no GPU and holds no candidate code. The Triton capture
+  /// takes the GPU's lease here, so the lease does not cover Python's start-up. An exception ends
+  /// start() (the runner is stopped with this client).
+  std::function<void()> before_setup;
 };
 
 enum class call_outcome {
@@ -54,7 +59,8 @@ enum class call_outcome {
 /// Why the candidate's own entry point refused a call (kernel ABI version 2's error kinds; a
 /// version-1 candidate reports none: unspecified). `compile`: the Triton runner's warm-up, where
 /// Triton JIT-compiles the candidate's kernels, failed in Triton's compiler (or ptxas).
-enum class candidate_error { unspecified, argument_count, dtype, shape, exception, compile };
+/// `unreplayable`: a Triton capture whose graph holds a launch the launch plan cannot replay.
+enum class candidate_error { unspecified, argument_count, dtype, shape, exception, compile, unreplayable };
 
 /// Reads the runner's name for an error kind ("dtype"); anything unknown is unspecified.
 candidate_error parse_candidate_error(std::string_view name);

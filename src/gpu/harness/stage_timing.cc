@@ -114,6 +114,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   // What the launch audit found where it does not decide (--no-tamper-check), per call.
   ordered_json tamper_findings = ordered_json::array();
   std::vector<double> signal_ms, confirm_ms, lead_ms;
+  std::vector<double> reference_records, reference_busy_ms;  // per pair: launches and GPU-busy time
   // How the runner matched launches to records, per call (gpu/common/launch_audit.h).
   std::map<std::string, int> audit_matching;
   // Isolated out-of-tolerance elements on timed calls (see eval/timed_output_check.h).
@@ -151,6 +152,10 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     auto reference_start = clock::now();
     double ref = run_reference(set, true);  // B: the same inputs, the runner frozen meanwhile
     double reference_host_ms = since(reference_start);
+    if (i >= opt.warmup) {
+      reference_records.push_back(m_reference_records);
+      reference_busy_ms.push_back(m_reference_busy_ms);
+    }
     auto compare_start = clock::now();
     bool call_had_outliers = false;
     for (std::size_t o = 0; o < set.outputs.size(); ++o) {
@@ -267,6 +272,8 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
                           {"candidate_confirm_ms", confirm_ms},
                           {"candidate_lead_ms", lead_ms},
                           {"reference_ms", ref_ms},
+                          {"reference_busy_ms", reference_busy_ms},
+                          {"reference_records", reference_records},
                           {"pair_phase_median_ms", [&] {
                              ordered_json j = ordered_json::object();
                              for (const auto& [phase, v] : phase_ms) j[phase] = measure::quantile(v, 0.5);

@@ -9,13 +9,16 @@
 //      compiled, pointers only into the call's tensors, no scratch memory) and the two plans must be
 //      the same;
 //   3. provenance: the trusted recompile compiles every kernel of the plan again from kernel.py
-//      (never importing it) and must produce the same cubin byte for byte;
+//      (never importing it, in its own sandbox) and must produce the same cubin byte for byte, whose
+//      entry function is the plan kernel's name;
 //   4. the plan and its cubins are written into the harness's work folder, where the C++ runner
 //      loads them (gpu/runner/plan_launcher.h).
 // A candidate failure decides at the stage whose question it answers: Triton cannot compile the
 // kernel → build (compile_error); run() raises, crashes, hangs or breaks the capture → correctness
 // (like any failing call); a plan that cannot be replayed, changes with the inputs or does not
 // recompile to the same binaries → link_gate (rejected, the provenance gate of a Triton candidate).
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "core/file_io.h"
@@ -46,7 +49,6 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
   if (!m_job.triton) throw std::runtime_error("a Triton candidate, but the harness job names no Triton runtime");
 
   // 1. The capture, in the candidate's own sandboxed process.
-  ensure_sets(2);
   std::vector<triton_capture> captures;
   fs::path plan_dir = work_dir_for("triton-plan");
   std::error_code ec;
@@ -54,9 +56,13 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
   std::map<fs::path, std::string> cubin_sha256;  // captured path → hash
   std::map<fs::path, fs::path> kept;              // captured path → copy in plan_dir
   {
-    auto shared = lease("capture", false, out.measurement);
+    // The GPU's shared lease from the runner's setup on (its CUDA context, Triton's start-up, the
+    // candidate's import and calls, the harness's inputs) until the runner has stopped — not during
+    // Python's start-up before "hello", which touches no GPU (runner_launch::before_setup).
+    std::optional<stage_lease> shared;
     runner_client runner;
     runner_launch l = launch_for(c, "capture", false);
+    l.before_setup = [&] { shared.emplace(lease("capture", false, out.measurement)); };
     l.shared_memory_sync = false;  // nothing is timed here: go and done travel on the socket
     auto started = runner.start(l);
     if (!started) throw std::runtime_error("starting the Triton capture: " + started.err().message);
@@ -67,6 +73,7 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
       runner.stop();
       return decide(stage_id::correctness, f.outcome, f.message, log);
     }
+    ensure_sets(2);  // device memory: under the lease, like all of the harness's GPU work
     for (int i = 0; i < 2; ++i) {
       auto& set = m_sets[static_cast<std::size_t>(i)];
       m_inputs->generate(set.input_ptrs(), m_job.seed + 900 + static_cast<uint64_t>(i), m_stream);
@@ -76,6 +83,11 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
         auto f = classify_call_failure(r, i == 0 ? "the first call (Triton compiles there)" : "the second call");
         std::string log = runner.output();
         runner.stop();
+        // A call that ran but whose graph holds a launch the plan cannot replay (cuBLAS reached by
+        // reflection launches with 'extra' parameters): the same refusal as a plan that fails below.
+        // The candidate can only lose by claiming it.
+        if (r.outcome == call_outcome::failed && r.error_kind == candidate_error::unreplayable)
+          return decide(stage_id::link_gate, eval_outcome::rejected, "the launch plan cannot be replayed: " + r.message, log);
         return decide(r.error_kind == candidate_error::compile ? stage_id::build : stage_id::correctness, f.outcome,
                       f.message, log);
       }
@@ -129,32 +141,27 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
   rq.script = m_job.triton->recompiler;
   rq.source = c.shared_object;
   rq.cache_dir = m_job.cache_dir;
+  rq.helper = m_job.triton->helper;
+  rq.sandbox = m_job.options.sandbox;  // confined like the capture (docs/sandbox.md), unless --no-sandbox
   auto wanted = kernels_to_recompile(captures[0], plans[0], cubin_sha256);
-  for (const auto* k : wanted)
+  std::map<std::string, std::string> jit_of;  // captured cubin hash → its @triton.jit function
+  for (const auto* k : wanted) {
     rq.kernels.push_back({{"id", cubin_sha256.at(k->cubin)}, {"jit", k->jit},
                           {"specialization_data", k->hints.value("specialization_data", std::string())}});
+    jit_of[cubin_sha256.at(k->cubin)] = k->jit;
+  }
   auto recompiled = recompile_triton_kernels(rq);
   if (!recompiled) throw std::runtime_error(recompiled.err().message);
   details["recompile"] = {{"seconds", recompiled->seconds}, {"cache_hit", recompiled->cache_hit},
                           {"triton", recompiled->triton_version}};
+  out.sandbox["recompile"] = recompiled->sandbox;
   if (!recompiled->source_problem.empty())
     return decide(stage_id::link_gate, eval_outcome::rejected,
                   "kernel provenance: " + recompiled->source_problem, "");
-  ordered_json provenance = ordered_json::array();
-  for (const auto* k : wanted) {
-    const std::string& captured = cubin_sha256.at(k->cubin);
-    auto same = std::find_if(recompiled->kernels.begin(), recompiled->kernels.end(),
-                             [&](const recompiled_kernel& rk) { return rk.id == captured; });
-    if (same == recompiled->kernels.end() || same->sha256 != captured)
-      return decide(stage_id::link_gate, eval_outcome::rejected,
-                    fmt::format("kernel provenance: kernel {} ({}) that ran is not what kernel.py compiles to (captured "
-                                "cubin {}, recompiled {})",
-                                k->name, k->jit, captured.substr(0, 12),
-                                same == recompiled->kernels.end() ? std::string("none") : same->sha256.substr(0, 12)),
-                    "");
-    provenance.push_back({{"kernel", k->name}, {"jit", k->jit}, {"cubin_sha256", captured}});
-  }
-  details["kernels"] = provenance;
+  // Each plan kernel: the same cubin, byte for byte, and the entry the replay will look up by name.
+  auto provenance = check_provenance(plans[0], recompiled->kernels, jit_of);
+  if (!provenance) return decide(stage_id::link_gate, eval_outcome::rejected, provenance.err().message, "");
+  details["kernels"] = *provenance;
 
   // 4. The plan the runner replays, with the harness's copies of the verified cubins.
   launch_plan plan = plans[0];

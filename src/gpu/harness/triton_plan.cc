@@ -30,6 +30,19 @@ std::pair<int, int64_t> locate(uint64_t p, const std::vector<uint64_t>& ptrs, co
 
 }  // namespace
 
+std::string unreplayable_parameter(const std::vector<std::string>& param_types) {
+  for (std::size_t i = 0; i < param_types.size(); ++i) {
+    const std::string& type = param_types[i];
+    if ((!type.empty() && type[0] == '*') || triton_scalar_bytes(type) > 0) continue;
+    std::string why = type.rfind("tensordesc", 0) == 0 || type == "nvTmaDesc"
+                          ? "host tensor descriptors are not supported: the descriptor holds the capture process's "
+                            "addresses, which a plan cannot rebind to the task's tensors"
+                          : "only pointers and scalars can be bound";
+    return fmt::format("signature parameter {} has type {}, which cannot be replayed ({})", i, type, why);
+  }
+  return "";
+}
+
 int triton_scalar_bytes(const std::string& type) {
   if (type == "i1" || type == "i8" || type == "u8" || type == "u1") return type == "i1" || type == "u1" ? 4 : 1;
   if (type == "i16" || type == "u16") return 2;
@@ -141,6 +154,11 @@ result<launch_plan> plan_from_capture(const triton_capture& c, const std::vector
       if (!grid) return grid.err();
       s.grid = *grid;
       const auto& params = node.at("params");
+      // A parameter type the replay cannot bind is the specific reason, so it is named before the
+      // count is compared: Triton's launcher expands a host tensor descriptor into a CUtensorMap plus
+      // its shape and strides, so such a launch never has as many parameters as its signature.
+      if (auto problem = unreplayable_parameter(ck->param_types); !problem.empty())
+        return make_error(fmt::format("{} ({}): {}", where, name, problem));
       // The signature's non-constexpr parameters, then Triton's hidden scratch pointers (one or two,
       // by version), which the launcher appends.
       std::vector<std::string> types = ck->param_types;
@@ -180,8 +198,7 @@ result<launch_plan> plan_from_capture(const triton_capture& c, const std::vector
             return make_error(fmt::format("{}: a {} passed as {} bytes", pwhere, type, bytes->size()));
           a.bytes = std::move(*bytes);
         } else {
-          return make_error(fmt::format("{}: parameter type {} cannot be replayed (host tensor descriptors are not "
-                                        "supported)", pwhere, type));
+          return make_error(fmt::format("{}: parameter type {} cannot be replayed", pwhere, type));  // not reached
         }
         s.params.push_back(std::move(a));
       }

@@ -54,6 +54,11 @@ result<launch_plan> plan_from_capture(const triton_capture& c, const std::vector
 std::vector<const captured_kernel*> kernels_to_recompile(const triton_capture& c, const launch_plan& p,
                                                          const std::map<std::filesystem::path, std::string>& cubin_sha256);
 
+/// Why a kernel with these launch parameter types (captured_kernel::param_types) cannot be
+/// replayed — the first type that is neither a pointer nor a scalar: a host tensor descriptor
+/// ("tensordesc<...>", "nvTmaDesc"), a tuple — or "" when every one can.
+std::string unreplayable_parameter(const std::vector<std::string>& param_types);
+
 /// The byte size of a Triton scalar type ("i32" → 4); 0 when unknown.
 int triton_scalar_bytes(const std::string& type);
 

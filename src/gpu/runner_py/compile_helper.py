@@ -50,7 +50,7 @@ class CompileHelperError(OSError):
 
 
 C_COMPILER_FLAGS = {"-O3", "-shared", "-fPIC", "-Wno-psabi", "-std=c++17"}
-_LIBRARY = re.compile(r"^-l[A-Za-z0-9_.+-]+$")
+_LIBRARY = re.compile(r"^-l:?[A-Za-z0-9_.+-]+$")  # -lcuda, or by file name as Triton 3.6 asks: -l:libcuda.so.1
 
 
 def _inside(path, folder):

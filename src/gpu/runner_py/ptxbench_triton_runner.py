@@ -159,6 +159,16 @@ class Helper:
         b = self._buf()
         return None if self.lib.ptxbench_rp_synchronize(b, len(b)) == 0 else b.value.decode("utf-8", "replace")
 
+    def reset_persisting_l2(self):
+        self.lib.ptxbench_rp_reset_persisting_l2()
+
+    def profiler_start(self):
+        """0, or the CUDA error code of cudaProfilerStart."""
+        return self.lib.ptxbench_rp_profiler_start()
+
+    def profiler_stop(self):
+        return self.lib.ptxbench_rp_profiler_stop()
+
     def sync_attach(self, fd):
         """Maps the shared go/done page; raises with the reason when fd is not one."""
         b = self._buf()
@@ -282,19 +292,7 @@ class Runner:
         # Triton's own start-up, which starts programs (the C compiler for its driver module, ptxas
         # for its version): done now, before the sandbox and before any candidate code.
         try:
-            with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
-                libcuda = rp.libcuda_dir_from_maps(f.read())
-            to_set, to_unset = rp.triton_environment(scratch, libcuda)
-            for k in to_unset:
-                os.environ.pop(k, None)
-            os.environ.update(to_set)
-            driver = triton.runtime.driver.active
-            target = driver.get_current_target()
-            _ = driver.utils  # builds (gcc) and loads Triton's cuda_utils module
-            from triton.compiler.compiler import make_backend
-            make_backend(target).hash()  # runs `ptxas --version` once (cached by Triton)
-            os.environ["TRITON_CACHE_DIR"] = self.kernel_cache
-            os.makedirs(self.kernel_cache, exist_ok=True)
+            prepare_compiler(triton, scratch, self.kernel_cache)
         except Exception as e:
             self.fail(f"Triton could not be initialised: {rp.exception_summary(e, '')}")
         programs = find_ptxas(triton)
@@ -476,7 +474,9 @@ class Runner:
             try:
                 graph = self.lib.capture_end(stream)
             except RuntimeError as e:
-                failure = failure or (f"run() cannot be replayed: {e}", "exception")
+                # The graph holds a launch the plan cannot replay (a vendor kernel's 'extra'
+                # parameters, a host callback...): the harness rejects the plan at the link gate.
+                failure = failure or (str(e), "unreplayable")
         err = self.lib.synchronize()
         if self.sync_call:
             self.lib.sync_signal_done(self.nonce)  # nothing is timed in capture mode; the page must still be answered
@@ -567,6 +567,28 @@ class Runner:
                 self.go()
             elif kind == "shutdown":
                 return
+
+
+def prepare_compiler(triton, scratch, kernel_cache):
+    """Triton's own start-up, which starts programs (the C compiler for its driver module, ptxas for
+    its version), with CUDA already initialised in this process: its environment under `scratch`
+    (rp.triton_environment), the driver module built, ptxas asked, then TRITON_CACHE_DIR pointed at
+    `kernel_cache`. Before the sandbox and before any candidate code (the runner's setup and the
+    trusted recompile both)."""
+    with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+        libcuda = rp.libcuda_dir_from_maps(f.read())
+    to_set, to_unset = rp.triton_environment(scratch, libcuda)
+    for k in to_unset:
+        os.environ.pop(k, None)
+    os.environ.update(to_set)
+    driver = triton.runtime.driver.active
+    target = driver.get_current_target()
+    _ = driver.utils  # builds (gcc) and loads Triton's cuda_utils module
+    from triton.compiler.compiler import make_backend
+    make_backend(target).hash()  # runs `ptxas --version` once (cached by Triton)
+    os.environ["TRITON_CACHE_DIR"] = kernel_cache
+    os.makedirs(kernel_cache, exist_ok=True)
+    return target
 
 
 def warm_compile(triton):
