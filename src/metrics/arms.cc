@@ -22,8 +22,6 @@ int arm_rank(const std::string& arm) {
   return 4;
 }
 
-std::string arm_label(const std::string& arm) { return is_solution_bearing(arm) ? arm + " †" : arm; }
-
 std::string arm_limits_text(const std::vector<int>& limits) {
   std::string out;
   for (int t : limits) out += (out.empty() ? "" : " / ") + fmt::format("≤{}", t);
@@ -43,6 +41,8 @@ bool is_solution_bearing(const std::string& arm) {
   }
   return false;
 }
+
+std::string arm_label(const std::string& arm) { return is_solution_bearing(arm) ? arm + " †" : arm; }
 
 bool has_supervision_arms(const std::vector<turn_record>& records) {
   return std::any_of(records.begin(), records.end(), [](const turn_record& r) { return r.arm != "base"; });
