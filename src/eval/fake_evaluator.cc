@@ -1,23 +1,19 @@
 #include "eval/fake_evaluator.h"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "core/text.h"
+
 namespace ptxbench::eval {
 namespace {
 
 int line_of(const std::string& text, std::size_t pos) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
 }
 
 void set_stages(verdict& v, stage_id failed_at, bool gpu) {
@@ -45,7 +41,7 @@ class fake_evaluator final : public evaluator {
     if (m_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(m_delay_ms));
     const source_file* src = req.candidate.find_source(req.candidate.entry_file());  // kernel.cu or kernel.py
     std::string code = src ? src->content : "";
-    std::string low = lower(code);
+    std::string low = ascii_lower(code);
     if (code.find("FAKE_INFRA_ERROR") != std::string::npos)
       return make_error("fake evaluator: injected infrastructure failure (GPU lost)");
     verdict v;
