@@ -32,6 +32,7 @@ part_scripts() {
     smoke)           echo "330 eval/smoke.sh" ;;
     selftest)        echo "570 eval/kernel_selftest.sh" ;;
     service)         echo "250 service/service_gpu.sh" ;;
+    parity)          echo "240 service/parity_gpu.sh" ;;
     scaling)         echo "540 service/scaling.sh" ;;
     speed)           echo "540 eval/speed.sh" ;;
     triton)          echo "560 triton/triton_gpu.sh" ;;
@@ -42,7 +43,7 @@ part_scripts() {
     *) return 1 ;;
   esac
 }
-PARTS="gemm attention probe gqa agent newuser exploits sandbox timing regression upstream smoke selftest service scaling speed
+PARTS="gemm attention probe gqa agent newuser exploits sandbox timing regression upstream smoke selftest service parity scaling speed
 triton triton-exploits fixit train supervision"
 
 if [ $# -eq 0 ] || [ "$1" = -h ] || [ "$1" = --help ]; then

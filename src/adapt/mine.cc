@@ -91,6 +91,10 @@ result<mine_candidates> collect_failures(const mine_options& o) {
           continue;
         }
         if (!keeps(o.tasks, meta.task)) { exclude("task_filter"); continue; }
+        if (!keeps(o.known_tasks, meta.task))
+          return make_error(fmt::format("{}: task '{}' is not in this suite (a run of another suite?); --tasks keeps only "
+                                        "the tasks to mine",
+                                        rt.file, meta.task));
         if (!keeps(o.variants, meta.variant)) { exclude("variant_filter"); continue; }
         if (!keeps(o.turns, k)) { exclude("turn_filter"); continue; }
         if (!p.contains("kernel_source") || !p["kernel_source"].is_string())

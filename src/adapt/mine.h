@@ -27,6 +27,9 @@ struct mine_options {
   std::vector<std::string> variants;  ///< keep only these prompt variants; empty: all
   std::vector<int> turns;             ///< keep only these turns (0-based); empty: all
   std::vector<std::string> tasks;     ///< keep only these tasks; empty: all
+  /// The suite's tasks: a kept turn of any other task is an error (it could never be repaired or
+  /// evaluated here). Empty: not checked.
+  std::vector<std::string> known_tasks;
   bool allow_non_fenced = false;      ///< also mine replies that do not end with a closing fence
   bool include_shape_dtype = false;   ///< also mine incorrect_shape / incorrect_dtype (as numerical)
   bool dedupe_kernels = false;        ///< mine identical kernels of a task and variant once

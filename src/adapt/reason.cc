@@ -20,17 +20,41 @@
 namespace ptxbench::adapt {
 namespace fs = std::filesystem;
 
-result<reason_source> load_reason_source(const fs::path& dir) {
-  std::error_code ec;
-  reason_source src;
-  src.dir = fs::weakly_canonical(fs::absolute(dir, ec), ec).string();
+result<std::string> reason_source_kind(const fs::path& dir) {
   auto manifest_text = read_text_file(dir / "manifest.json", 256u << 20);
   if (!manifest_text)
     return make_error(fmt::format("{}: not a pairs or kernels directory (no manifest.json)", dir.string()));
   auto manifest = parse_json(*manifest_text, (dir / "manifest.json").string());
   if (!manifest) return manifest.err();
   std::string format = manifest->is_object() ? manifest->value("format", "") : "";
-  if (format == k_pairs_format) {
+  if (format == k_pairs_format) return std::string("fixit");
+  if (format == k_kernelgen_format) return std::string("kernelgen");
+  return make_error(fmt::format("{}: not a pairs (`ptxbench fixit pairs`) or kernels (`ptxbench kernelgen collect`) "
+                                "directory (manifest format {})", dir.string(), format.empty() ? "missing" : format));
+}
+
+status check_reason_source(const fs::path& dir, const std::string& kind) {
+  auto found = reason_source_kind(dir);
+  if (!found) return found.err();
+  if (kind.empty() || *found == kind) return ok();
+  auto what = [](const std::string& k) {
+    return k == "fixit" ? std::string("pairs directory (`ptxbench fixit pairs`)")
+                        : std::string("kernels directory (`ptxbench kernelgen collect`)");
+  };
+  return make_error(fmt::format("{}: a {}; `ptxbench {} reason` takes a {}", dir.string(), what(*found), kind, what(kind)));
+}
+
+result<reason_source> load_reason_source(const fs::path& dir) {
+  std::error_code ec;
+  reason_source src;
+  src.dir = fs::weakly_canonical(fs::absolute(dir, ec), ec).string();
+  auto kind = reason_source_kind(dir);
+  if (!kind) return kind.err();
+  auto manifest_text = read_text_file(dir / "manifest.json", 256u << 20);
+  if (!manifest_text) return manifest_text.err();
+  auto manifest = parse_json(*manifest_text, (dir / "manifest.json").string());
+  if (!manifest) return manifest.err();
+  if (*kind == "fixit") {
     auto pairs = load_pairs(dir);
     if (!pairs) return pairs.err();
     src.kind = "fixit";
@@ -42,16 +66,13 @@ result<reason_source> load_reason_source(const fs::path& dir) {
       src.items.push_back({p.id, "fixit", p.task, p.repair_system_prompt, p.repair_prompt, p.wrong.kernel,
                            p.correct.kernel});
     }
-  } else if (format == k_kernelgen_format) {
+  } else {
     auto kernels = load_kernels(dir);
     if (!kernels) return kernels.err();
     src.kind = "kernelgen";
     src.sha256 = (*manifest)["files"].value("kernels.jsonl", "");
     for (const auto& k : *kernels)
       src.items.push_back({k.id, "kernelgen", k.task, k.system_prompt, k.task_prompt, "", k.kernel});
-  } else {
-    return make_error(fmt::format("{}: not a pairs (`ptxbench fixit pairs`) or kernels (`ptxbench kernelgen collect`) "
-                                  "directory (manifest format {})", dir.string(), format.empty() ? "missing" : format));
   }
   return src;
 }
@@ -230,6 +251,7 @@ class reasoner {
 }  // namespace
 
 result<reason_outcome> run_reasoning(const reason_options& o, reason_services& s) {
+  if (auto st = check_reason_source(o.source_dir, o.kind); !st) return st.err();
   auto src = load_reason_source(o.source_dir);
   if (!src) return src.err();
   auto lock = file_lock::hold_directory(o.out_dir, ".reason.lock", "ptxbench ... reason");

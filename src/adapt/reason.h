@@ -35,12 +35,18 @@ struct reason_source {
 /// Reads a pairs or kernels directory (every file verified) into the teacher's items.
 result<reason_source> load_reason_source(const std::filesystem::path& dir);
 
+/// "fixit" (a pairs directory) or "kernelgen" (a kernels directory), from its manifest.
+result<std::string> reason_source_kind(const std::filesystem::path& dir);
+/// An error naming both kinds when dir is not of `kind` ("" accepts either).
+status check_reason_source(const std::filesystem::path& dir, const std::string& kind);
+
 /// Sets the teacher's sampling in the model's request as its API spells it (OpenAI and Anthropic:
 /// temperature, top_p; Gemini: generationConfig.temperature, topP; replay: nothing).
 void apply_teacher_sampling(agent::model_spec& model, const teacher_sampling& sampling);
 
 struct reason_options {
   std::filesystem::path source_dir, out_dir;
+  std::string kind;  ///< "fixit" or "kernelgen": the command's source kind (another kind is refused); "" = either
   rationale_rules rules;
   teacher_sampling sampling;  ///< recorded in the plan; applied to the model by the caller (apply_teacher_sampling)
   int parallel = 4;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/file_io.h"
+#include "core/text.h"
 
 namespace ptxbench::agent {
 namespace {
@@ -38,9 +39,7 @@ std::string first_word_lower(const std::string& info) {
   while (i < info.size() && std::isspace(static_cast<unsigned char>(info[i]))) ++i;
   std::size_t j = i;
   while (j < info.size() && !std::isspace(static_cast<unsigned char>(info[j])) && info[j] != '{') ++j;
-  std::string w = info.substr(i, j - i);
-  std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::tolower(c); });
-  return w;
+  return lower(info.substr(i, j - i));
 }
 
 std::vector<block> find_blocks(const std::string& text) {

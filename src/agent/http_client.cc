@@ -7,6 +7,8 @@
 
 #include <curl/curl.h>
 
+#include "core/text.h"
+
 namespace ptxbench::agent {
 namespace {
 
@@ -76,8 +78,7 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   }
   auto colon = line.find(':');
   if (colon == std::string::npos) return size * n;
-  std::string name = trim(line.substr(0, colon));
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string name = lower(trim(line.substr(0, colon)));
   (*headers)[name] = trim(line.substr(colon + 1));
   return size * n;
 }

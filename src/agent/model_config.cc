@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/file_io.h"
+#include "core/text.h"
 #include "suite/task.h"
 
 namespace ptxbench::agent {
@@ -32,9 +33,8 @@ api_defaults defaults_for(api_kind k) {
 bool plausible_http_url(const std::string& url) {
   for (unsigned char c : url)
     if (c <= ' ' || c == 0x7f) return false;
-  std::string lower;
-  for (char c : url.substr(0, 8)) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::size_t host = lower.rfind("http://", 0) == 0 ? 7 : lower.rfind("https://", 0) == 0 ? 8 : 0;
+  const std::string scheme = lower(url.substr(0, 8));
+  std::size_t host = scheme.rfind("http://", 0) == 0 ? 7 : scheme.rfind("https://", 0) == 0 ? 8 : 0;
   return host != 0 && host < url.size() && url[host] != '/' && url[host] != ':' && url[host] != '?';
 }
 

@@ -56,6 +56,31 @@ std::string auth_message(const model_spec& m, const std::string& detail) {
   return fmt::format("the API rejected the key in {} ({}); set a valid key", m.api_key_env, detail);
 }
 
+// A run writes into a new folder or into its own: never into one another command filled (a mined or
+// pairs directory, a metrics output), where its plan and trajectories would mix with files it did
+// not write. Its own folder holds plan.json, or (a plan removed, a kill before it was written) only
+// what a run writes: the lock, summary.json and trajectories/ with trajectory files.
+status check_out_dir_is_a_run(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec) || std::filesystem::exists(dir / "plan.json", ec)) return ok();
+  if (!std::filesystem::is_directory(dir, ec)) return make_error(fmt::format("--out {}: not a folder", dir.string()));
+  auto foreign = [&](const std::string& name) {
+    return make_error(fmt::format("--out {} holds files a run did not write ({}); a run writes into a new folder or "
+                                  "resumes its own (plan.json): choose a new --out",
+                                  dir.string(), name));
+  };
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == ".run.lock" || (name == "summary.json" && e.is_regular_file())) continue;
+    if (name != "trajectories" || !e.is_directory()) return foreign(name);
+    for (const auto& t : std::filesystem::directory_iterator(e.path(), ec)) {
+      const std::string file = t.path().filename().string();
+      if (!t.is_regular_file() || (t.path().extension() != ".json" && file.find(".json.tmp.") == std::string::npos))
+        return foreign("trajectories/" + file);
+    }
+  }
+  return ok();
+}
 
 }  // namespace
 
@@ -177,6 +202,7 @@ result<sweep_outcome> run_plan(const sweep_options& o, sweep_services& s, const 
     if (!s.tasks->find_task(item.task) || item.target != o.target)
       return make_error(fmt::format("plan item {}: task '{}' on target '{}' is not in the suite or not this run's target",
                                     item.index, item.task, item.target));
+  if (auto st = check_out_dir_is_a_run(o.out_dir); !st) return st.err();
   // RUN_DIR/.run.lock keeps two runs from writing the same trajectories.
   auto lock = file_lock::hold_directory(o.out_dir, ".run.lock", "ptxbench run");
   if (!lock) return lock.err();

@@ -23,16 +23,29 @@ std::string first_difference(const ordered_json& have, const ordered_json& want,
   return fmt::format("{} is {} in the file but {} now", path, a, b);
 }
 
+// The arm a supervision record names: a trajectory's record carries it; a sweep plan's record
+// (guidance and notes settings) implies it as run_supervision::arm builds it (guidance arm, then
+// the notes' retrieval mode, joined by '+').
+std::string arm_of(const ordered_json& s) {
+  if (!s.is_object()) return "base";
+  if (s.contains("arm") && s["arm"].is_string()) return s["arm"].get<std::string>();
+  std::string a;
+  if (s.contains("guidance") && s["guidance"].is_object()) a = s["guidance"].value("arm", "");
+  if (s.contains("notes") && s["notes"].is_object()) {
+    std::string mode = s["notes"].value("mode", "");
+    if (!mode.empty()) a += (a.empty() ? "" : "+") + mode;
+  }
+  return a.empty() ? "base" : a;
+}
+
 }  // namespace
 
 std::string supervision_mismatch(const ordered_json& have, const ordered_json& want) {
   if (have.is_null() && want.is_null()) return "";
   if (have.is_null())
-    return fmt::format("the file was written without supervision but this run uses arm '{}'",
-                       want.is_object() ? want.value("arm", "?") : "?");
+    return fmt::format("the file was written without supervision but this run uses arm '{}'", arm_of(want));
   if (want.is_null())
-    return fmt::format("the file was written under supervision arm '{}' but this run uses none",
-                       have.is_object() ? have.value("arm", "?") : "?");
+    return fmt::format("the file was written under supervision arm '{}' but this run uses none", arm_of(have));
   // The arm is derived from the rest: name the file or setting that differs, when one does.
   if (have.is_object() && want.is_object()) {
     ordered_json a = have, b = want;

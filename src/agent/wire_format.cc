@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 
+#include "core/text.h"
+
 namespace ptxbench::agent {
 
 std::unique_ptr<wire_format> make_openai_wire();
@@ -50,8 +52,7 @@ std::string provider_error_text(const std::string& body) {
 
 bool looks_like_context_overflow(long status, const std::string& body) {
   if (status != 400 && status != 413 && status != 422) return false;
-  std::string text = body;
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string text = lower(body);
   static constexpr std::array<const char*, 10> k_markers = {
       "context_length_exceeded", "maximum context length", "context length", "context window",
       "prompt is too long",      "too many tokens",        "exceeds the maximum number of tokens",

@@ -39,7 +39,7 @@ std::vector<gate_finding> check_linkage(const elf_dynamic_info& info, const std:
                       lib));
   }
   for (const auto& sym : info.undefined) {
-    std::string low = ascii_lower(sym.name);
+    std::string low = lower(sym.name);
     std::string kind = sym.weak ? "weak undefined symbol" : "undefined symbol";
     if (starts_with(low, "cublas") || starts_with(low, "cudnn")) {
       add("vendor-library", sym.name,

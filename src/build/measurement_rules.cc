@@ -57,7 +57,7 @@ bool is_identifier(std::string_view s) {
 }  // namespace
 
 std::optional<std::string> measurement_identifier(std::string_view id) {
-  std::string low = ascii_lower(id);
+  std::string low = lower(id);
   for (const auto& [prefix, why] : k_prefixes)
     if (starts_with(low, prefix)) return reason(why);
   if (one_of(id, k_export_table_names)) return reason(k_export_tables);
@@ -67,7 +67,7 @@ std::optional<std::string> measurement_identifier(std::string_view id) {
 }
 
 std::optional<std::string> measurement_header(std::string_view header) {
-  std::string low = ascii_lower(header);
+  std::string low = lower(header);
   auto slash = low.find_last_of('/');
   std::string base = slash == std::string::npos ? low : low.substr(slash + 1);
   if (starts_with(base, "cupti") || starts_with(base, "generated_cupti")) return reason(k_cupti);
@@ -90,7 +90,7 @@ std::optional<std::string> measurement_symbol(std::string_view symbol) {
 
 std::optional<std::string> measurement_string(std::string_view literal) {
   if (is_identifier(literal)) return measurement_identifier(literal);
-  std::string low = ascii_lower(literal);
+  std::string low = lower(literal);
   bool proc = low.find("/proc") != std::string::npos;
   bool self = low.find("self/") != std::string::npos || low.find("thread-self") != std::string::npos;
   if (low == "/proc" || low == "/proc/") return reason("reading /proc (" + std::string(k_images) + ")");

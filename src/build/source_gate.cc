@@ -75,7 +75,7 @@ void check_one(const source_file& file, std::vector<gate_finding>& out) {
     out.push_back({rule, file.path, line, source_line(file.content, line), std::move(message)});
   };
   for (const auto& inc : scanned.includes) {
-    std::string base = ascii_lower(header_basename(inc.header));
+    std::string base = lower(header_basename(inc.header));
     for (auto prefix : k_vendor_prefixes)
       if (starts_with(base, prefix))
         add("vendor-library", inc.line,
@@ -83,7 +83,7 @@ void check_one(const source_file& file, std::vector<gate_finding>& out) {
                         "and cuDNN are not allowed)", inc.header));
   }
   for (const auto& tok : scanned.identifiers) {
-    std::string low = ascii_lower(tok.text);
+    std::string low = lower(tok.text);
     for (auto prefix : k_vendor_prefixes) {
       if (starts_with(low, prefix)) {
         add("vendor-library", tok.line,

@@ -1,6 +1,7 @@
 #include "cli/agent_setup.h"
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -96,6 +97,7 @@ result<agent::evaluator_factory> evaluator_factory_for(const std::string& evalua
     }
     if (auto probe = service::service_client::create(cs); !probe) return probe.err();
     cs.cancel = &g_interrupted;
+    cs.on_retry = [](const std::string& line) { std::fprintf(stderr, "ptxbench: evaluator: %s\n", line.c_str()); };
     return agent::evaluator_factory([cs](int) -> result<std::unique_ptr<ptxbench::evaluator>> {
       return service::make_remote_evaluator(cs, {});
     });

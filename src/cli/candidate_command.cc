@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -81,10 +83,12 @@ solution candidate_solution(const candidate_input& in, const suite& s, const std
   return eval::solution_for_kernel_file(name, in.text, *t, *target);
 }
 
-// Several candidates: the exit status is the worst one (infra > candidate failed > not target-correct > ok).
+// Several candidates: the exit status is the worst one (infra > refused as bad input > candidate
+// failed > not target-correct > ok).
 int severity(exit_status s) {
   switch (s) {
-    case exit_status::infra: return 3;
+    case exit_status::infra: return 4;
+    case exit_status::usage: return 3;
     case exit_status::candidate_failed: return 2;
     case exit_status::not_target_correct: return 1;
     default: return 0;
@@ -95,6 +99,12 @@ int severity(exit_status s) {
 result<service::client_settings> remote_settings(const candidate_options& opts) {
   service::client_settings cs;
   cs.url = opts.remote;
+  // Never silence while the server cannot be reached: say so, and that it is being retried.
+  auto said = std::make_shared<std::mutex>();
+  cs.on_retry = [said](const std::string& line) {
+    std::lock_guard lock(*said);
+    std::fprintf(stderr, "ptxbench: %s\n", line.c_str());
+  };
   if (!opts.token_file.empty()) {
     auto token = read_token_file(opts.token_file);
     if (!token) return token.err();
@@ -110,9 +120,10 @@ result<std::unique_ptr<service::service_client>> remote_client(const candidate_o
 }
 
 // --remote: every candidate submitted to the service at once (each waits on its own thread), the
-// verdicts printed exactly as a local evaluation's.
+// verdicts printed exactly as a local evaluation's. A submission the service refuses (the request is
+// wrong) is marked in `refused`.
 result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& opts, const std::vector<eval_request>& requests,
-                                                     std::vector<ordered_json>& records) {
+                                                     std::vector<ordered_json>& records, std::vector<int>& refused) {
   auto settings = remote_settings(opts);
   if (!settings) return settings.err();
   const service::client_settings cs = *settings;
@@ -123,11 +134,13 @@ result<std::vector<result<verdict>>> evaluate_remote(const candidate_options& op
     threads.emplace_back([&, i] {
       auto client = service::service_client::create(cs);
       service::remote_options ro;
-      ro.target = requests[i].target->name;
+      ro.target = requests[i].target->name;  // without --target, the one the service's GPUs serve
       ro.bypass_cache = opts.bypass_cache;
-      auto response = service::evaluate_remotely(**client, requests[i].candidate, requests[i].run_on_gpu, ro);
+      int refused_status = 0;
+      auto response = service::evaluate_remotely(**client, requests[i].candidate, requests[i].run_on_gpu, ro, &refused_status);
       if (!response) {
         out[i] = response.err();
+        refused[i] = refused_status != 0 ? 1 : 0;
         return;
       }
       records[i] = response->value("ptxbench", ordered_json::object());
@@ -226,6 +239,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
     requests.push_back({p->t, p->target, candidate_solution(in, *s, task_name, target_name), run_on_gpu});
   }
   std::vector<ordered_json> service_records(requests.size());
+  std::vector<int> refused(requests.size(), 0);  // not vector<bool>: threads write their own element
   std::vector<result<verdict>> verdicts;
   if (opts.remote.empty()) {
     // Decided here, before any build: without a GPU the harness could only fail with a CUDA error.
@@ -237,7 +251,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
                             exit_status::infra);
     verdicts = evaluator->evaluate_batch(requests);
   } else {
-    auto remote = evaluate_remote(opts, requests, service_records);
+    auto remote = evaluate_remote(opts, requests, service_records, refused);
     if (!remote) return report_error(remote.err().message, exit_status::usage);
     verdicts = std::move(*remote);
   }
@@ -250,7 +264,7 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
     if (!v) {
       std::fprintf(stderr, "ptxbench: %s: %s\n", file.c_str(), v.err().message.c_str());
       all.push_back({{"file", file}, {"error", v.err().message}});
-      code = exit_status::infra;
+      code = refused[i] ? exit_status::usage : exit_status::infra;  // a refused request is bad input
     } else {
       all.push_back(to_json(*v));
       all.back()["file"] = file;

@@ -22,8 +22,11 @@ struct mine_args {
   bool allow_non_fenced = false, include_shape_dtype = false, dedupe = false;
 };
 
-exit_status mine_command(const mine_args& a, const std::vector<std::string>& argv) {
+exit_status mine_command(const mine_args& a, const std::vector<std::string>& argv, const context& ctx) {
+  auto tasks = load_suite(ctx.suite_dir());
+  if (!tasks) return report_error(tasks.err().message, exit_status::usage);
   adapt::mine_options o;
+  for (const auto& t : tasks->tasks) o.known_tasks.push_back(t.name);
   for (const auto& r : a.runs) o.run_dirs.emplace_back(r);
   o.cap = to_cap_options(a.cap);
   o.variants = split_list(a.variants);
@@ -170,7 +173,7 @@ void add_fixit_command(CLI::App& app, context& ctx) {
   mine->add_flag("--include-shape-dtype", ma->include_shape_dtype,
                  "also mine incorrect_shape and incorrect_dtype turns, as numerical (upstream counted them as Other)");
   mine->add_flag("--dedupe-kernels", ma->dedupe, "mine identical kernels of a task and variant once");
-  mine->callback([&ctx, ma, mine]() { ctx.exit = mine_command(*ma, command_line(*mine, {"ptxbench", "fixit", "mine"})); });
+  mine->callback([&ctx, ma, mine]() { ctx.exit = mine_command(*ma, command_line(*mine, {"ptxbench", "fixit", "mine"}), ctx); });
 
   auto ra = std::make_shared<repair_args>();
   auto* repair = fixit->add_subcommand("repair", "one repair trajectory per mined wrong kernel (a teacher, the agent loop, the evaluator)");
@@ -200,7 +203,9 @@ void add_fixit_command(CLI::App& app, context& ctx) {
   pairs->add_option("--min-speedup", pa->min_speedup, "only repairs at least this fast against the vendor library, or off")
       ->check(number_in_or_off(0, 1e6))
       ->capture_default_str();
-  pairs->add_option("--select", pa->select, "all correct repair turns, the first, or the fastest per wrong kernel")->capture_default_str();
+  pairs->add_option("--select", pa->select,
+                    "all (every correct repair turn), first (the first per wrong kernel) or best (the fastest)")
+      ->capture_default_str();
   pairs->add_flag("--dedupe", pa->dedupe, "one pair per (task, wrong kernel, correct kernel)");
   add_cap_options(*pairs, pa->cap, "at most N pairs per task (post-balancing; not upstream's)", false);
   pairs->callback([&ctx, pa, pairs]() { ctx.exit = pairs_command(*pa, command_line(*pairs, {"ptxbench", "fixit", "pairs"})); });

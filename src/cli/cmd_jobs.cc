@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "service/queue_view.h"
 #include "queue/open_store.h"
 
@@ -19,13 +20,19 @@ void add_jobs_command(CLI::App& app, context& ctx) {
   auto a = std::make_shared<args>();
   cmd->add_option("--queue", a->queue, "the job store (as given to serve and worker)")->required();
   cmd->add_flag("--json", a->json, "print the report as JSON");
-  cmd->add_option("--slowest", a->slowest, "how many of the slowest jobs to list")->capture_default_str();
+  cmd->add_option("--slowest", a->slowest, "how many of the slowest jobs to list")
+      ->capture_default_str()
+      ->check(whole_number(0, 1000));
   cmd->callback([&ctx, a]() {
     queue::store_options o;
     o.use_notify = false;
+    o.mode = queue::store_options::open_mode::existing;  // reading never creates a queue
     auto store = queue::open_job_store(a->queue, o);
     if (!store) {
-      ctx.exit = report_error(store.err().message, exit_status::infra);
+      // A SQLite queue that cannot be opened is the argument's fault (no such queue); a PostgreSQL
+      // server that does not answer is not.
+      ctx.exit = report_error(store.err().message,
+                              queue::is_postgresql_url(a->queue) ? exit_status::infra : exit_status::usage);
       return;
     }
     auto stats = (*store)->stats();

@@ -54,7 +54,9 @@ void add_kernelgen_command(CLI::App& app, context& ctx) {
                       "only kernels strictly faster than this against the vendor library (upstream: 0), or off")
       ->check(number_in_or_off(0, 1e6))
       ->capture_default_str();
-  collect->add_option("--select", a->select, "all correct turns, or the first / fastest per trajectory")->capture_default_str();
+  collect->add_option("--select", a->select,
+                      "all (every correct turn), first (each trajectory's first correct turn) or best (its fastest)")
+      ->capture_default_str();
   collect->add_option("--variants", a->variants, "keep only these prompt variants (comma-separated)");
   collect->add_option("--tasks", a->tasks, "keep only these tasks (comma-separated)");
   collect->add_flag("--dedupe", a->dedupe, "one kernel per (task, kernel text)");

@@ -26,6 +26,9 @@ struct reason_args {
 };
 
 exit_status reason_command(reason_args a, const context& ctx, const std::string& command) {
+  // The source first: a kernels directory given to `fixit reason` (or pairs to `kernelgen reason`)
+  // would be written up as the wrong kind of rationale.
+  if (auto st = adapt::check_reason_source(a.source, command); !st) return report_error(st.err().message, exit_status::usage);
   auto resolved = resolve_model_choice(a.model.choice(), ctx);
   if (!resolved) return report_error(resolved.err().message, exit_status::usage);
   if (a.rules.min_chars > a.rules.max_chars)
@@ -41,6 +44,7 @@ exit_status reason_command(reason_args a, const context& ctx, const std::string&
   adapt::reason_options o;
   o.source_dir = a.source;
   o.out_dir = a.out;
+  o.kind = command;  // fixit reason reads pairs, kernelgen reason kernels
   o.rules = a.rules;
   o.sampling = a.sampling;
   for (const auto& f : split_list(a.forbid)) o.rules.forbidden.push_back(f);

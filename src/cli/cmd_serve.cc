@@ -9,16 +9,19 @@
 #include <atomic>
 #include <csignal>
 #include <filesystem>
-#include <sstream>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/service_options.h"
-#include "service/http_server.h"
-#include "service/local_workers.h"
 #include "queue/open_store.h"
+#include "service/http_server.h"
+#include "service/job_runner.h"
+#include "service/local_workers.h"
+#include "service/worker_command.h"
 
 namespace ptxbench::cli {
 namespace fs = std::filesystem;
@@ -28,10 +31,13 @@ std::atomic<bool> g_stop_requested{false};
 extern "C" void on_serve_signal(int) { g_stop_requested = true; }
 
 struct serve_args {
-  std::string listen = "127.0.0.1:8000", queue, service_dir, token_file, target = "h200", devices, evaluator = "pipeline";
+  std::string listen = "127.0.0.1:8000", queue, service_dir, token_file, target, devices, evaluator = "pipeline";
+  std::string harness;
   bool local_workers = false, no_local_workers = false;
-  int cpu_workers = 1, gpu_workers_per_device = 1, worker_restart_ms = 1000, fake_gpus = 1, fake_delay_ms = 0, fake_cpu_delay_ms = 0, threads = 64;
+  int cpu_workers = 1, gpu_workers_per_device = 1, worker_restart_ms = 1000, fake_gpus = 1, threads = 64;
+  service::fake_options fake;
   std::size_t max_body_bytes = 4u << 20;
+  double unserved_after_s = 10;
   queue_timing timing;
   std::string call_timeout, sanitize_timeout, max_sessions;  ///< passed to the local GPU workers when set
 };
@@ -57,12 +63,67 @@ fs::path self_exe() {
   return ec ? fs::path("ptxbench") : p;
 }
 
+/// The target for requests that name none, decided before listening: --target (checked against
+/// the local GPUs when there are local GPU workers: an H100 cannot serve h200 jobs), else the one
+/// target the local GPUs are. "" when nothing here decides it: the API then uses the one target the
+/// live GPU workers serve (service_api::default_target).
+result<std::string> choose_default_target(const serve_args& a, const suite& tasks, const context& ctx,
+                                          const std::vector<int>& gpus) {
+  if (!a.target.empty() && !tasks.find_target(a.target)) {
+    std::vector<std::string> names;
+    for (const auto& [name, t] : tasks.targets) names.push_back(name);
+    return make_error("--target: " + unknown_name_message("target", a.target, names, "expected one of the suite's targets"));
+  }
+  std::set<std::string> here;  // the targets the local GPUs are
+  for (int d : gpus) {
+    std::string gpu = a.fake.gpu_name;
+    if (a.evaluator != "fake") {
+      eval::pipeline_config config;
+      config.root = ctx.root;
+      config.cache_dir = ctx.cache_dir;
+      config.cuda_root = ctx.cuda_root;
+      config.gpu.device = d;
+      if (!a.harness.empty()) config.gpu.harness = a.harness;
+      service::gpu_job_runner runner(tasks, config, 1);
+      auto env = runner.probe();
+      if (!env) {
+        std::fprintf(stderr, "ptxbench serve: %s; the default target is left to the GPU workers that register\n",
+                     env.err().message.c_str());
+        return a.target;
+      }
+      gpu = env->gpu_model;
+    }
+    auto own = tasks.target_for_gpu(gpu);
+    if (own && !a.target.empty() && (*own)->name != a.target)
+      return make_error(fmt::format("--target {}: GPU {} here is {} (target {}); it cannot serve {} jobs", a.target, d, gpu,
+                                    (*own)->name, a.target));
+    if (own) here.insert((*own)->name);
+  }
+  if (!a.target.empty()) return a.target;
+  return here.size() == 1 ? *here.begin() : std::string();
+}
+
+/// Opens the queue; a PostgreSQL server that is not up yet is waited for (as workers do), anything
+/// else is an error now.
+result<std::unique_ptr<service::store_pool>> open_stores(const std::string& queue, const queue::store_options& options) {
+  bool said = false;
+  for (;;) {
+    auto stores = service::store_pool::open([&] { return queue::open_job_store(queue, options); }, 4);
+    if (stores || !queue::is_postgresql_url(queue)) return stores;
+    if (!said)
+      std::fprintf(stderr, "ptxbench serve: %s (retrying until the database answers; Ctrl-C to stop)\n",
+                   stores.err().message.c_str());
+    said = true;
+    for (int i = 0; i < 10 && !g_stop_requested; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (g_stop_requested) return stores.err();
+  }
+}
+
 exit_status run_serve(const serve_args& a, const context& ctx) {
   auto listen = parse_listen(a.listen);
   if (!listen) return report_error(listen.err().message, exit_status::usage);
   auto tasks = load_suite(ctx.suite_dir());
   if (!tasks) return report_error(tasks.err().message, exit_status::usage);
-  if (!tasks->find_target(a.target)) return report_error(fmt::format("--target: unknown target '{}'", a.target), exit_status::usage);
   if (a.evaluator != "pipeline" && a.evaluator != "fake")
     return report_error("--evaluator: expected pipeline (or fake, for tests)", exit_status::usage);
   std::string token;
@@ -75,8 +136,28 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
   std::string queue = a.queue.empty() ? (service_dir / "").string() : a.queue;
   bool local = a.local_workers || (a.queue.empty() && !a.no_local_workers);
 
+  std::vector<int> gpus;
+  if (local) {
+    if (!a.devices.empty()) {
+      auto d = parse_devices(a.devices);
+      if (!d) return report_error(d.err().message, exit_status::usage);
+      gpus = *d;
+    } else if (a.evaluator == "fake") {
+      for (int i = 0; i < a.fake_gpus; ++i) gpus.push_back(i);
+    } else {
+      gpus = service::local_gpu_devices();
+    }
+  }
+  auto default_target = choose_default_target(a, *tasks, ctx, gpus);
+  if (!default_target) return report_error(default_target.err().message, exit_status::usage);
+  if (a.evaluator == "fake")
+    std::fprintf(stderr, "ptxbench serve: warning: --evaluator fake: every verdict this server gives is made up (for tests "
+                         "of the service only)\n");
+
+  std::signal(SIGTERM, on_serve_signal);
+  std::signal(SIGINT, on_serve_signal);
   auto options = store_options_for(a.timing);
-  auto stores = service::store_pool::open([&] { return queue::open_job_store(queue, options); }, 4);
+  auto stores = open_stores(queue, options);
   if (!stores) return report_error(stores.err().message, exit_status::infra);
   auto reaper = queue::open_job_store(queue, options);
   if (!reaper) return report_error(reaper.err().message, exit_status::infra);
@@ -88,7 +169,8 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
   s.max_body_bytes = a.max_body_bytes;
   s.threads = a.threads;
   s.reap_interval_ms = a.timing.reap_ms;
-  s.api.default_target = a.target;
+  s.unserved_after_ms = static_cast<int64_t>(a.unserved_after_s * 1000);
+  s.api.default_target = *default_target;
   auto server = service::http_server::create(s, *tasks, std::move(*stores), std::move(*reaper));
   if (!server) return report_error(server.err().message, exit_status::usage);
 
@@ -98,23 +180,13 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
                                      "worker", "--queue", queue, "--evaluator", a.evaluator};
     for (const auto& arg : queue_timing_args(a.timing)) base.push_back(arg);
     if (a.evaluator == "fake")
-      base.insert(base.end(), {"--fake-delay-ms", std::to_string(a.fake_delay_ms), "--fake-cpu-delay-ms",
-                               std::to_string(a.fake_cpu_delay_ms)});
+      base.insert(base.end(), {"--fake-delay-ms", std::to_string(a.fake.delay_ms), "--fake-cpu-delay-ms",
+                               std::to_string(a.fake.cpu_delay_ms), "--fake-gpu-name", a.fake.gpu_name});
     std::vector<service::local_worker> list;
     for (int i = 0; i < a.cpu_workers; ++i) {
       auto argv = base;
       argv.insert(argv.end(), {"--role", "cpu", "--id-prefix", fmt::format("local{}", i)});
       list.push_back({fmt::format("cpu{}", i), argv});
-    }
-    std::vector<int> gpus;
-    if (!a.devices.empty()) {
-      std::stringstream ss(a.devices);
-      for (std::string d; std::getline(ss, d, ',');)
-        if (!d.empty()) gpus.push_back(std::atoi(d.c_str()));
-    } else if (a.evaluator == "fake") {
-      for (int i = 0; i < a.fake_gpus; ++i) gpus.push_back(i);
-    } else {
-      gpus = service::local_gpu_devices();
     }
     // Several GPU workers on one GPU (--gpu-workers-per-device) each hold their own harness: one
     // candidate's host-side stages (runner start, sanitizer) overlap another's timed calls, and a
@@ -128,16 +200,17 @@ exit_status run_serve(const serve_args& a, const context& ctx) {
         if (!a.call_timeout.empty()) argv.insert(argv.end(), {"--call-timeout", a.call_timeout});
         if (!a.sanitize_timeout.empty()) argv.insert(argv.end(), {"--sanitize-timeout", a.sanitize_timeout});
         if (!a.max_sessions.empty()) argv.insert(argv.end(), {"--max-sessions", a.max_sessions});
+        if (!a.harness.empty()) argv.insert(argv.end(), {"--harness", a.harness});
+        if (!a.target.empty()) argv.insert(argv.end(), {"--targets", a.target});
         list.push_back({k == 0 ? fmt::format("gpu{}", d) : fmt::format("gpu{}-{}", d, k), argv});
       }
     if (gpus.empty())
       std::fprintf(stderr, "ptxbench serve: no local GPU (/dev/nvidia*): jobs wait until a GPU worker joins this queue\n");
     workers = std::make_unique<service::local_workers>(std::move(list), service_dir / "logs", a.worker_restart_ms);
   }
-  std::fprintf(stderr, "ptxbench serve: listening on http://%s:%d (queue %s%s%s)\n", s.host.c_str(), (*server)->port(),
-               queue.c_str(), local ? ", local workers" : "", token.empty() ? "" : ", bearer token required");
-  std::signal(SIGTERM, on_serve_signal);
-  std::signal(SIGINT, on_serve_signal);
+  std::fprintf(stderr, "ptxbench serve: listening on http://%s:%d (queue %s%s%s; default target %s)\n", s.host.c_str(),
+               (*server)->port(), queue.c_str(), local ? ", local workers" : "", token.empty() ? "" : ", bearer token required",
+               default_target->empty() ? "the one the live GPU workers serve" : default_target->c_str());
   // The signal handler only sets a flag; this thread turns it into a clean stop of the server.
   std::atomic<bool> done{false};
   std::thread watcher([&] {
@@ -167,31 +240,48 @@ void add_serve_command(CLI::App& app, context& ctx) {
                                        "(default: SQLite in the service directory, with local workers)");
   cmd->add_flag("--local-workers", a->local_workers, "start workers on this host (the default without --queue)");
   cmd->add_flag("--no-local-workers", a->no_local_workers, "start no workers (they run elsewhere)");
-  cmd->add_option("--cpu-workers", a->cpu_workers, "local CPU workers")->capture_default_str();
+  cmd->add_option("--cpu-workers", a->cpu_workers, "local CPU workers")->capture_default_str()->check(whole_number(0, 64));
   cmd->add_option("--devices", a->devices, "local GPU workers: these GPU ordinals (default: every /dev/nvidiaN)");
   cmd->add_option("--gpu-workers-per-device", a->gpu_workers_per_device,
                   "local GPU workers per GPU, each with its own harness")
       ->capture_default_str()
-      ->check(CLI::Range(1, 16));
-  cmd->add_option("--call-timeout", a->call_timeout, "local GPU workers: seconds one candidate call may take");
+      ->check(whole_number(1, 16));
+  cmd->add_option("--call-timeout", a->call_timeout, "local GPU workers: seconds one candidate call may take")
+      ->check(timeout_seconds());
   cmd->add_option("--sanitize-timeout", a->sanitize_timeout, "local GPU workers: seconds one call may take under "
-                                                             "compute-sanitizer");
-  cmd->add_option("--max-sessions", a->max_sessions, "local GPU workers: harnesses kept alive per GPU (one per task)");
-  cmd->add_option("--target", a->target, "the GPU kind a request that names none is evaluated for")->capture_default_str();
+                                                             "compute-sanitizer")
+      ->check(timeout_seconds());
+  cmd->add_option("--max-sessions", a->max_sessions, "local GPU workers: harnesses kept alive per GPU (one per task)")
+      ->check(whole_number(1, 64));
+  cmd->add_option("--target", a->target,
+                  "the GPU kind a request that names none is evaluated for (default: the local GPU's suite target; "
+                  "without local GPU workers, the one target the live GPU workers serve)");
+  cmd->add_option("--unserved-after", a->unserved_after_s,
+                  "seconds a job may wait with no live worker able to take it (no CPU worker, or none for its target) "
+                  "before it is failed with the reason; 0: never")
+      ->capture_default_str()
+      ->check(number_in(0, 86400));
   cmd->add_option("--token-file", a->token_file, "a file holding the bearer token every request must carry");
-  cmd->add_option("--max-body-bytes", a->max_body_bytes, "larger request bodies are refused (413)")->capture_default_str();
+  cmd->add_option("--max-body-bytes", a->max_body_bytes, "larger request bodies are refused (413)")
+      ->capture_default_str()
+      ->check(whole_number(1024, 1 << 30));
   cmd->add_option("--service-dir", a->service_dir, "where the default queue and the local workers' logs live "
                                                    "(default: <cache-dir>/service)");
   cmd->add_option("--worker-restart-ms", a->worker_restart_ms,
                   "local workers: milliseconds before one that exited is started again (doubling while it keeps dying)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 600000));
-  cmd->add_option("--threads", a->threads, "request threads (each long-poll holds one)")->capture_default_str()->group("");
+      ->check(whole_number(0, 600'000));
+  cmd->add_option("--threads", a->threads, "request threads (each long-poll holds one)")
+      ->capture_default_str()
+      ->check(whole_number(4, 1024))
+      ->group("");
   add_queue_timing(*cmd, a->timing);
   cmd->add_option("--evaluator", a->evaluator, "local workers: pipeline, or fake (tests only)")->group("");
-  cmd->add_option("--fake-gpus", a->fake_gpus, "fake evaluator: local GPU workers to start")->group("");
-  cmd->add_option("--fake-delay-ms", a->fake_delay_ms, "fake evaluator: milliseconds per GPU half")->group("");
-  cmd->add_option("--fake-cpu-delay-ms", a->fake_cpu_delay_ms, "fake evaluator: milliseconds per CPU half")->group("");
+  cmd->add_option("--harness", a->harness, "local GPU workers and the GPU probe: the ptxbench-harness executable")->group("");
+  cmd->add_option("--fake-gpus", a->fake_gpus, "fake evaluator: local GPU workers to start")
+      ->check(whole_number(0, 64))
+      ->group("");
+  add_fake_evaluator_options(*cmd, a->fake);
   cmd->callback([&ctx, a]() { ctx.exit = run_serve(*a, ctx); });
 }
 

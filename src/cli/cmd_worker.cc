@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/service_options.h"
+#include "queue/open_store.h"
 #include "service/worker_command.h"
 
 namespace ptxbench::cli {
@@ -18,31 +20,14 @@ namespace {
 std::atomic<bool> g_stop{false};
 extern "C" void on_stop_signal(int) { g_stop = true; }
 
-result<std::vector<int>> parse_devices(const std::string& text) {
-  std::vector<int> out;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    try {
-      std::size_t used = 0;
-      int d = std::stoi(part, &used);
-      if (used != part.size() || d < 0) throw std::invalid_argument(part);
-      out.push_back(d);
-    } catch (const std::exception&) {
-      return make_error(fmt::format("--devices {}: expected comma-separated GPU ordinals such as 0,1", text));
-    }
-  }
-  if (out.empty()) return make_error("--devices: no device given");
-  return out;
-}
-
 }  // namespace
 
 void add_worker_command(CLI::App& app, context& ctx) {
   auto* cmd = app.add_subcommand("worker", "a worker of the evaluation service: CPU stages (--role cpu) or GPU stages (--role gpu)");
   struct args {
     std::string queue, role, devices = "0", targets, id_prefix, evaluator = "pipeline", harness;
-    int jobs = 1, fake_delay_ms = 0, fake_cpu_delay_ms = 0, max_sessions = 2;
+    int jobs = 1, max_sessions = 2;
+    service::fake_options fake;
     bool allow_kill_self = false, quiet = false;
     queue_timing timing;
     double call_timeout_s = 30, sanitize_timeout_s = 120;
@@ -54,21 +39,24 @@ void add_worker_command(CLI::App& app, context& ctx) {
       ->required()
       ->check(CLI::IsMember({"cpu", "gpu"}));
   cmd->add_option("--devices", a->devices, "gpu: the GPU ordinals to serve, one worker loop each")->capture_default_str();
-  cmd->add_option("--jobs", a->jobs, "cpu: builds in parallel")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--jobs", a->jobs, "cpu: builds in parallel")->capture_default_str()->check(whole_number(1, 256));
   cmd->add_option("--targets", a->targets, "gpu: GPU kinds served, comma-separated (default: the kind the GPU is)");
   cmd->add_option("--id-prefix", a->id_prefix, "worker ids are PREFIX/cpuN, PREFIX/gpuN (default: the host name)");
-  cmd->add_option("--max-sessions", a->max_sessions, "gpu: harnesses kept alive per GPU (one per task)")->capture_default_str();
+  cmd->add_option("--max-sessions", a->max_sessions, "gpu: harnesses kept alive per GPU (one per task)")
+      ->capture_default_str()
+      ->check(whole_number(1, 64));
   cmd->add_option("--call-timeout", a->call_timeout_s, "gpu: seconds one candidate call may take (a request's timeout overrides)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(timeout_seconds());
   cmd->add_option("--sanitize-timeout", a->sanitize_timeout_s, "gpu: seconds one call may take under compute-sanitizer")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(timeout_seconds());
   cmd->add_flag("-q,--quiet", a->quiet, "no progress lines on stderr");
   add_queue_timing(*cmd, a->timing);
   // Test-only: the fake evaluator (docs/service.md, "Testing").
   cmd->add_option("--evaluator", a->evaluator, "pipeline, or fake (tests only)")->group("");
   cmd->add_option("--harness", a->harness, "gpu: the ptxbench-harness executable (default: beside ptxbench)")->group("");
-  cmd->add_option("--fake-delay-ms", a->fake_delay_ms, "fake evaluator: milliseconds per GPU half")->group("");
-  cmd->add_option("--fake-cpu-delay-ms", a->fake_cpu_delay_ms, "fake evaluator: milliseconds per CPU half")->group("");
+  add_fake_evaluator_options(*cmd, a->fake);
   cmd->add_flag("--allow-kill-self", a->allow_kill_self, "fake evaluator: FAKE_KILL_WORKER kills this worker")->group("");
   cmd->callback([&ctx, a]() {
     if (a->evaluator != "pipeline" && a->evaluator != "fake") {
@@ -101,8 +89,7 @@ void add_worker_command(CLI::App& app, context& ctx) {
         return;
       }
     s.evaluator = a->evaluator;
-    s.fake.delay_ms = a->fake_delay_ms;
-    s.fake.cpu_delay_ms = a->fake_cpu_delay_ms;
+    s.fake = a->fake;
     s.fake.allow_kill_self = a->allow_kill_self;
     s.pipeline.root = ctx.root;
     s.pipeline.cache_dir = ctx.cache_dir;
@@ -114,11 +101,19 @@ void add_worker_command(CLI::App& app, context& ctx) {
     s.lease_ms = a->timing.lease_ms;
     s.max_sessions = a->max_sessions;
     s.store = store_options_for(a->timing);
+    s.store.mode = queue::store_options::open_mode::join;  // never a new queue in a mistyped folder
     s.quiet = a->quiet;
+    // A queue the worker cannot open for a reason that will not pass (no such folder) is an error
+    // now; a database that is down is waited for (run_workers retries).
+    if (!queue::is_postgresql_url(s.queue))
+      if (auto probe = queue::open_job_store(s.queue, s.store); !probe) {
+        ctx.exit = report_error(probe.err().message, exit_status::usage);
+        return;
+      }
     std::signal(SIGTERM, on_stop_signal);
     std::signal(SIGINT, on_stop_signal);
     int rc = service::run_workers(s, *tasks, g_stop);
-    ctx.exit = rc == 0 ? exit_status::ok : exit_status::infra;
+    ctx.exit = rc == 0 ? exit_status::ok : rc == 2 ? exit_status::usage : exit_status::infra;
   });
 }
 

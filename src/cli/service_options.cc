@@ -2,21 +2,57 @@
 
 #include <fmt/format.h>
 
+#include "cli/option_checks.h"
 #include "core/file_io.h"
 
 namespace ptxbench::cli {
 
 void add_queue_timing(CLI::App& cmd, queue_timing& t) {
   cmd.add_option("--lease-ms", t.lease_ms, "lease length; a worker that stops heartbeating loses its job after this")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number(100, 86'400'000));
   cmd.add_option("--max-infra-failures", t.max_infra_failures, "infrastructure failures before a job fails")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number(1, 1000));
   cmd.add_option("--max-lost-leases", t.max_lost_leases, "workers a job may take down before it fails as a poison pill")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number(1, 1000));
   cmd.add_option("--backoff-ms", t.backoff_ms, "back-off before the first retry (doubles, capped at 60x)")
-      ->capture_default_str();
-  cmd.add_option("--poll-ms", t.poll_ms, "how often waits re-check the database")->capture_default_str()->group("");
-  cmd.add_option("--reap-ms", t.reap_ms, "how often expired leases are requeued")->capture_default_str()->group("");
+      ->capture_default_str()
+      ->check(whole_number(0, 3'600'000));
+  cmd.add_option("--poll-ms", t.poll_ms, "how often waits re-check the database")
+      ->capture_default_str()
+      ->check(whole_number(1, 60'000))
+      ->group("");
+  cmd.add_option("--reap-ms", t.reap_ms, "how often expired leases are requeued")
+      ->capture_default_str()
+      ->check(whole_number(1, 600'000))
+      ->group("");
+}
+
+void add_fake_evaluator_options(CLI::App& cmd, service::fake_options& f) {
+  cmd.add_option("--fake-delay-ms", f.delay_ms, "fake evaluator: milliseconds per GPU half")
+      ->check(whole_number(0, 3'600'000))
+      ->group("");
+  cmd.add_option("--fake-cpu-delay-ms", f.cpu_delay_ms, "fake evaluator: milliseconds per CPU half")
+      ->check(whole_number(0, 3'600'000))
+      ->group("");
+  cmd.add_option("--fake-gpu-name", f.gpu_name, "fake evaluator: the GPU name the fake GPU reports")->group("");
+}
+
+result<std::vector<int>> parse_devices(const std::string& text) {
+  std::vector<int> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto end = std::min(text.find(',', start), text.size());
+    std::string part = text.substr(start, end - start);
+    bool digits = !part.empty() && part.size() <= 4 && part.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoi(part) > 1023)
+      return make_error(fmt::format("--devices: expected comma-separated GPU ordinals such as 0,1, got '{}'", text));
+    out.push_back(std::stoi(part));
+    start = end + 1;
+  }
+  return out;
 }
 
 queue::store_options store_options_for(const queue_timing& t) {
@@ -27,6 +63,7 @@ queue::store_options store_options_for(const queue_timing& t) {
   o.policy.backoff_max_ms = std::max<int64_t>(t.backoff_ms * 60, t.backoff_ms);
   o.poll_interval_ms = t.poll_ms;
   o.reap_interval_ms = t.reap_ms;
+  o.outage_grace_ms = t.lease_ms;  // after a database outage: one lease for the live workers to heartbeat
   return o;
 }
 

@@ -4,11 +4,13 @@
 // test-only fake evaluator.
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "core/result.h"
 #include "queue/job_store.h"
+#include "service/job_runner.h"
 
 namespace ptxbench::cli {
 
@@ -26,6 +28,14 @@ void add_queue_timing(CLI::App& cmd, queue_timing& t);
 queue::store_options store_options_for(const queue_timing& t);
 /// The same options as command-line arguments (for the workers `serve` starts).
 std::vector<std::string> queue_timing_args(const queue_timing& t);
+
+/// Adds the test-only fake evaluator's options, hidden from --help (docs/service.md, "Testing"):
+/// --fake-delay-ms, --fake-cpu-delay-ms (the milliseconds each half takes) and --fake-gpu-name (the
+/// GPU name the fake GPU reports, hence its suite target), into the workers' own fake_options.
+void add_fake_evaluator_options(CLI::App& cmd, service::fake_options& f);
+
+/// --devices: comma-separated CUDA ordinals ("0,1"); anything else is a one-line error.
+result<std::vector<int>> parse_devices(const std::string& text);
 
 /// Reads a bearer token file: one line, at least 16 characters, surrounding whitespace removed.
 result<std::string> read_token_file(const std::string& path);

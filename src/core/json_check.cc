@@ -16,6 +16,11 @@ result<ordered_json> parse_json(const std::string& text, const std::string& what
     std::string msg = e.what();
     // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 1, column 2: "; keep the tail.
     if (auto p = msg.rfind(": "); p != std::string::npos) msg = msg.substr(p + 2);
+    // Parsing that ran out of text is a cut-off file (a copy or a write that stopped), which the
+    // parser's own words ("unexpected end of input") do not make plain.
+    if (e.byte > text.size() || (e.byte == text.size() && msg.find("end of input") != std::string::npos))
+      return make_error(fmt::format("{}: invalid JSON at line {}, column {}: the text ends early (a truncated file?): {}",
+                                    what, line, col, msg));
     return make_error(fmt::format("{}: invalid JSON at line {}, column {}: {}", what, line, col, msg));
   }
 }

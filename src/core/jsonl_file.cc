@@ -71,7 +71,26 @@ result<std::vector<ordered_json>> read_jsonl_objects(const fs::path& path, std::
   return rows;
 }
 
-result<std::unique_ptr<jsonl_appender>> jsonl_appender::open(const fs::path& path) {
+namespace {
+
+// Is `tail` (a last line without its newline) half of a record that starts {"format":"<format>"?
+// The record's own beginning, or any prefix of it, and not a complete JSON value: a whole object
+// without its newline was written by something else.
+bool half_a_record(const std::string& tail, const std::string& format) {
+  const std::string start = ordered_json({{"format", format}}).dump();  // {"format":"..."}
+  const std::string head = start.substr(0, start.size() - 1);           // without the closing brace
+  // Compared without blanks, so a record written with spaces ({"format": "...") counts too.
+  std::string compact;
+  for (char c : tail.substr(0, 4 * head.size()))
+    if (c != ' ' && c != '\t' && c != '\r') compact += c;
+  bool begins = compact.size() <= head.size() ? head.compare(0, compact.size(), compact) == 0
+                                              : compact.compare(0, head.size(), head) == 0;
+  return begins && ordered_json::parse(tail, nullptr, false).is_discarded();
+}
+
+}  // namespace
+
+result<std::unique_ptr<jsonl_appender>> jsonl_appender::open(const fs::path& path, const std::string& format) {
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
   bool existed = fs::exists(path, ec);
@@ -87,6 +106,13 @@ result<std::unique_ptr<jsonl_appender>> jsonl_appender::open(const fs::path& pat
     --keep;
   }
   if (keep != size) {
+    std::string tail(static_cast<std::size_t>(size - keep), '\0');
+    if (::pread(fd, tail.data(), tail.size(), keep) != static_cast<ssize_t>(tail.size()) || !half_a_record(tail, format)) {
+      ::close(fd);
+      return make_error(fmt::format("{}: its last line ({} bytes) has no newline and is not a half-written {} record; "
+                                    "not touching a file this command did not write (choose another file)",
+                                    path.string(), tail.size(), format));
+    }
     if (::ftruncate(fd, keep) != 0 || ::fsync(fd) != 0) {
       ::close(fd);
       return make_error(fmt::format("{}: cannot cut the incomplete last line: {}", path.string(), std::strerror(errno)));

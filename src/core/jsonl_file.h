@@ -1,8 +1,9 @@
 #pragma once
 // Append-only JSON Lines that survive kill -9: each record is one write() of "<json>\n" followed by
 // fsync, so after a kill at any moment the file holds every record whose append returned and at most
-// one torn last line (no newline). Opening for append cuts such a tail off; a resumed job redoes
-// that one record. Readers of a finished file refuse a torn tail instead.
+// one torn last line (no newline). Opening for append cuts such a tail off when it is half of this
+// appender's own record (a resumed job redoes that one record) and refuses any other. Readers of a
+// finished file refuse a torn tail instead.
 
 #include <cstddef>
 #include <filesystem>
@@ -37,8 +38,11 @@ result<std::vector<ordered_json>> read_jsonl_objects(const std::filesystem::path
 
 class jsonl_appender {
  public:
-  /// Opens path for appending, creating it (and its folder); a torn last line is cut off first.
-  static result<std::unique_ptr<jsonl_appender>> open(const std::filesystem::path& path);
+  /// Opens path for appending, creating it (and its folder). A torn last line is cut off first, but
+  /// only when it is half of a record this appender writes: it begins like one ({"format":"<format>"
+  /// or a prefix of that) and is not complete JSON. Any other last line without a newline (a file
+  /// some other program wrote, a note, a trajectory) is refused: nothing is cut or appended.
+  static result<std::unique_ptr<jsonl_appender>> open(const std::filesystem::path& path, const std::string& format);
   ~jsonl_appender();
   jsonl_appender(const jsonl_appender&) = delete;
   jsonl_appender& operator=(const jsonl_appender&) = delete;

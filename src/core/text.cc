@@ -29,10 +29,10 @@ std::vector<std::string_view> split_lines(std::string_view text) {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
-std::string ascii_lower(std::string_view s) {
+std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');  // not std::tolower: no locale
   return out;
 }
 

@@ -19,8 +19,8 @@ std::vector<std::string_view> split_lines(std::string_view text);
 /// True when s starts with prefix.
 bool starts_with(std::string_view s, std::string_view prefix);
 
-/// s with the ASCII letters A-Z lower-cased (other bytes unchanged).
-std::string ascii_lower(std::string_view s);
+/// s with ASCII letters in lower case (bytes >= 0x80 unchanged): names, headers, tool output.
+std::string lower(std::string_view s);
 
 /// Parses a non-negative integer that may carry thousands separators ("11,776"). Returns nullopt for
 /// anything else (empty, sign, decimal point, stray characters, overflow).

@@ -41,7 +41,7 @@ class fake_evaluator final : public evaluator {
     if (m_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(m_delay_ms));
     const source_file* src = req.candidate.find_source(req.candidate.entry_file());  // kernel.cu or kernel.py
     std::string code = src ? src->content : "";
-    std::string low = ascii_lower(code);
+    std::string low = lower(code);
     if (code.find("FAKE_INFRA_ERROR") != std::string::npos)
       return make_error("fake evaluator: injected infrastructure failure (GPU lost)");
     verdict v;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/file_io.h"
+#include "core/text.h"
 
 namespace ptxbench::metrics {
 namespace fs = std::filesystem;
@@ -77,9 +78,7 @@ std::string upstream_variant(std::string_view trajectory_id, int block) {
 // Upstream names its Triton runs triton-* (its prompt tags triton-hopper-..., its run folders);
 // the per-turn export has no language column, so the run folder's name is the only evidence.
 static std::string upstream_language(const std::string& exp_dir) {
-  std::string lower = exp_dir;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return lower.find("triton") != std::string::npos ? "triton" : "cuda";
+  return lower(exp_dir).find("triton") != std::string::npos ? "triton" : "cuda";
 }
 
 result<upstream_turns> import_upstream_turns(const csv_table& t, const upstream_options& options) {

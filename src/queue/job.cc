@@ -23,8 +23,10 @@ result<E> parse_name(std::string_view text, const std::array<std::pair<E, std::s
   return make_error(fmt::format("unknown {} '{}' (expected one of: {})", what, text, expected));
 }
 
-constexpr std::array<std::pair<job_kind, std::string_view>, 3> kind_names{
-    {{job_kind::evaluate, "evaluate"}, {job_kind::sanitize, "sanitize"}, {job_kind::profile, "profile"}}};
+constexpr std::array<std::pair<job_kind, std::string_view>, 4> kind_names{{{job_kind::evaluate, "evaluate"},
+                                                                          {job_kind::sanitize, "sanitize"},
+                                                                          {job_kind::profile, "profile"},
+                                                                          {job_kind::debug, "debug"}}};
 constexpr std::array<std::pair<job_state, std::string_view>, 6> state_names{{{job_state::queued, "queued"},
                                                                              {job_state::compiling, "compiling"},
                                                                              {job_state::compiled, "compiled"},
@@ -33,8 +35,11 @@ constexpr std::array<std::pair<job_state, std::string_view>, 6> state_names{{{jo
                                                                              {job_state::failed, "failed"}}};
 constexpr std::array<std::pair<worker_role, std::string_view>, 2> role_names{
     {{worker_role::cpu, "cpu"}, {worker_role::gpu, "gpu"}}};
-constexpr std::array<std::pair<failure_kind, std::string_view>, 3> failure_names{
-    {{failure_kind::none, ""}, {failure_kind::infra, "infra"}, {failure_kind::poison_pill, "poison_pill"}}};
+constexpr std::array<std::pair<failure_kind, std::string_view>, 5> failure_names{{{failure_kind::none, ""},
+                                                                                 {failure_kind::infra, "infra"},
+                                                                                 {failure_kind::poison_pill, "poison_pill"},
+                                                                                 {failure_kind::no_workloads, "no_workloads"},
+                                                                                 {failure_kind::unserved, "unserved"}}};
 
 template <typename E, std::size_t N>
 std::string_view name_of(E value, const std::array<std::pair<E, std::string_view>, N>& names) {

@@ -13,12 +13,14 @@
 
 namespace ptxbench::queue {
 
-/// What a job asks for; the same names as upstream's endpoints (/evaluate, /sanitize, /profile).
-enum class job_kind { evaluate, sanitize, profile };
+/// What a job asks for; the same names as upstream's endpoints (/evaluate, /sanitize, /profile,
+/// /debug: a sanitizer run whose answer is a structured debug report).
+enum class job_kind { evaluate, sanitize, profile, debug };
 
 /// queued → compiling → compiled → running → done | failed. A candidate's own failure (compile error,
 /// wrong result, crash) is a verdict and ends in `done`; `failed` is reserved for jobs PTXBench could
-/// not evaluate (infrastructure failures past the retry limit, a poison pill).
+/// not evaluate (infrastructure failures past the retry limit, a poison pill, a request that names no
+/// workload of its definition, a job nothing can serve).
 enum class job_state { queued, compiling, compiled, running, done, failed };
 
 /// Which jobs a worker takes: cpu workers lease `queued` jobs (source gate, build, link gate, static
@@ -26,7 +28,13 @@ enum class job_state { queued, compiling, compiled, running, done, failed };
 enum class worker_role { cpu, gpu };
 
 /// Why a job is `failed` (empty while it is not).
-enum class failure_kind { none, infra, poison_pill };
+enum class failure_kind {
+  none,
+  infra,         ///< infrastructure failures past the retry limit
+  poison_pill,   ///< it took down max_lost_leases workers (the candidate's failure: a runtime error)
+  no_workloads,  ///< none of the requested workload uuids belongs to the definition (upstream: a failed task)
+  unserved,      ///< it waited with no live worker able to take it (no CPU worker, or none for its target)
+};
 
 std::string_view to_string(job_kind k);
 std::string_view to_string(job_state s);

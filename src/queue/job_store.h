@@ -35,6 +35,13 @@ struct store_options {
   int busy_timeout_ms = 10000;   ///< SQLite: how long a writer waits for the lock
   int reap_interval_ms = 1000;   ///< lease() requeues expired leases at most this often
   int connect_timeout_s = 5;     ///< PostgreSQL
+  /// After this process gets the database back from an outage, expired leases are left alone for
+  /// this long (the lease length: time for live workers, cut off just the same, to heartbeat again),
+  /// so an outage longer than a lease is not counted against jobs as lost leases.
+  int64_t outage_grace_ms = 30000;
+  /// What opening may create: the queue and its folders (serve, tests), the queue file only inside an
+  /// existing folder (a worker joining a queue), or nothing (commands that only read).
+  enum class open_mode { create, join, existing } mode = open_mode::create;
 };
 
 struct enqueue_request {
@@ -135,6 +142,16 @@ class job_store {
   /// the measuring job and time (detail: {"job_id": ..., "evaluated_ms": ...}). A request id already
   /// used returns that job instead (created: false), exactly as enqueue does.
   virtual result<enqueue_result> enqueue_cached(const enqueue_request& request, const cached_verdict& hit) = 0;
+  /// A submission accepted but known at once to be impossible (upstream answers it with a failed
+  /// task, e.g. no requested workload belongs to the definition): a new job that is `failed` at once
+  /// with this failure kind and one-line error, nothing for a worker to lease. A request id already
+  /// used returns that job (created: false), as enqueue does.
+  virtual result<enqueue_result> enqueue_failed(const enqueue_request& request, failure_kind why,
+                                                const std::string& error) = 0;
+  /// Fails a job that waits in `waiting` (queued or compiled) at `version` because nothing can serve
+  /// it. False (and no change) when the job has moved on since: a worker took it after all.
+  virtual result<bool> fail_waiting(const std::string& id, job_state waiting, int64_t version, failure_kind why,
+                                    const std::string& error) = 0;
   /// Every unfinished job and every job finished at or after finished_since_ms (0: all jobs), oldest
   /// submission first, without their texts.
   virtual result<std::vector<job_summary>> summaries(int64_t finished_since_ms) = 0;

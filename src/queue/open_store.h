@@ -3,7 +3,8 @@
 //   postgresql://user@host:port/db?...  (or postgres://)  → PostgreSQL 15, many hosts
 //   sqlite:PATH, or a plain PATH                          → SQLite; a directory (existing, or a path
 //                                                            ending in '/') holds the file queue.db
-// The schema is created or migrated on open.
+// The schema is created or migrated on open. store_options::mode says what opening may create (a
+// mistyped path must not become a new empty queue).
 
 #include <memory>
 #include <string>

@@ -59,15 +59,36 @@ status insert_job(sql_connection& conn, const job& j) {
 
 }  // namespace
 
-result<enqueue_result> sql_job_store::enqueue(const enqueue_request& request) { return enqueue_job(request, nullptr); }
+result<enqueue_result> sql_job_store::enqueue(const enqueue_request& request) { return enqueue_job(request, {}); }
 
 result<enqueue_result> sql_job_store::enqueue_cached(const enqueue_request& request, const cached_verdict& hit) {
   auto parsed = nlohmann::json::parse(hit.verdict_json, nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object()) return make_error("enqueue cached: the verdict is not a JSON object");
-  return enqueue_job(request, &hit);
+  return enqueue_job(request, {&hit, failure_kind::none, ""});
 }
 
-result<enqueue_result> sql_job_store::enqueue_job(const enqueue_request& request, const cached_verdict* hit) {
+result<enqueue_result> sql_job_store::enqueue_failed(const enqueue_request& request, failure_kind why,
+                                                     const std::string& error) {
+  if (why == failure_kind::none) return make_error("enqueue failed: no failure kind given");
+  return enqueue_job(request, {nullptr, why, error});
+}
+
+result<bool> sql_job_store::fail_waiting(const std::string& id, job_state waiting, int64_t version, failure_kind why,
+                                         const std::string& error) {
+  return in_transaction<bool>("fail waiting job", [&](sql_connection& conn, int64_t now, int) -> result<bool> {
+    auto j = select_job_for_update(conn, id);
+    if (!j) return j.err();
+    if (!*j || (**j).state != waiting || (**j).version != version) return false;
+    job after = after_unserved(std::move(**j), why, error, now);
+    if (auto w = write_job(conn, after); !w) return w.err();
+    if (auto e = add_event(conn, after, now, std::string(to_string(why)), "", after.epoch, error); !e) return e.err();
+    if (auto n = conn.notify("failed:" + after.id); !n) return n.err();
+    return true;
+  });
+}
+
+result<enqueue_result> sql_job_store::enqueue_job(const enqueue_request& request, const instant_end& end) {
+  const cached_verdict* hit = end.hit;
   auto key = content_key(request.spec);
   if (!key) return key.err();
   job fresh;
@@ -98,7 +119,7 @@ result<enqueue_result> sql_job_store::enqueue_job(const enqueue_request& request
             return enqueue_result{std::move(**same), false};
           }
         }
-        if (request.join_active && !hit) {
+        if (request.join_active && !hit && end.failure == failure_kind::none) {
           if (auto l = conn.lock_name("key " + fresh.content_key); !l) return l.err();
           auto active = first_job(conn.exec(
               select + "content_key = $1 AND state NOT IN ('done', 'failed') ORDER BY seq DESC LIMIT 1",
@@ -118,6 +139,14 @@ result<enqueue_result> sql_job_store::enqueue_job(const enqueue_request& request
           auto detail = nlohmann::json{{"job_id", hit->job_id}, {"evaluated_ms", hit->evaluated_ms}}.dump();
           if (auto e = add_event(conn, j, now, "cache_hit", "", 0, detail); !e) return e.err();
           if (auto n = conn.notify("done:" + j.id); !n) return n.err();
+          return enqueue_result{std::move(j), true};
+        }
+        if (end.failure != failure_kind::none) {
+          // Known at once to be impossible: failed before any worker sees it.
+          j = after_unserved(std::move(j), end.failure, end.error, now);
+          if (auto w = write_job(conn, j); !w) return w.err();
+          if (auto e = add_event(conn, j, now, std::string(to_string(end.failure)), "", 0, end.error); !e) return e.err();
+          if (auto n = conn.notify("failed:" + j.id); !n) return n.err();
           return enqueue_result{std::move(j), true};
         }
         if (auto n = conn.notify("queued:" + j.id); !n) return n.err();

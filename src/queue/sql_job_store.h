@@ -3,6 +3,7 @@
 // decisions come from service/transitions.h. The two backends differ only in their connection
 // (locking clause, clock, notifications) and their change feed, so they pass the same tests.
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -30,6 +31,10 @@ class sql_job_store final : public job_store {
   result<queue_stats> stats() override;
   result<std::optional<cached_verdict>> cached(const std::string& content_key, const run_environment& env) override;
   result<enqueue_result> enqueue_cached(const enqueue_request& request, const cached_verdict& hit) override;
+  result<enqueue_result> enqueue_failed(const enqueue_request& request, failure_kind why,
+                                        const std::string& error) override;
+  result<bool> fail_waiting(const std::string& id, job_state waiting, int64_t version, failure_kind why,
+                            const std::string& error) override;
   result<std::vector<job_summary>> summaries(int64_t finished_since_ms) override;
 
   result<std::optional<job>> lease(const lease_request& request) override;
@@ -63,14 +68,29 @@ class sql_job_store final : public job_store {
   result<commit_outcome> report(const char* what, const lease_ref& lease, const std::string& event,
                                 const std::string& detail,
                                 const std::function<result<job>(sql_connection&, const job&, int64_t)>& apply);
-  /// enqueue and enqueue_cached: the same idempotency rules; `hit` set: the job is done at once.
-  result<enqueue_result> enqueue_job(const enqueue_request& request, const cached_verdict* hit);
+  /// How a new job ends at once: answered from the cache (hit) or failed (failure != none).
+  struct instant_end {
+    const cached_verdict* hit = nullptr;
+    failure_kind failure = failure_kind::none;
+    std::string error;
+  };
+  /// enqueue, enqueue_cached and enqueue_failed: the same idempotency rules; `end` says whether the
+  /// job is finished at once.
+  result<enqueue_result> enqueue_job(const enqueue_request& request, const instant_end& end);
   result<std::optional<job>> lease_once(sql_connection& conn, const lease_request& request, const std::string& token,
                                         int64_t now, int attempt);
   result<int> requeue_expired_in(sql_connection& conn, int64_t now);
 
+  /// Records whether an operation reached the database (after its retries): the outage bookkeeping
+  /// requeue_expired_in consults.
+  void note_reachable(bool reached);
+  /// True while the database is unreachable or was regained less than outage_grace_ms ago.
+  [[nodiscard]] bool in_outage_grace() const;
+
   std::string m_backend;
   std::mutex m_mutex;  // one connection, one statement at a time
+  bool m_unreachable = false;
+  std::chrono::steady_clock::time_point m_regained{};
   std::unique_ptr<sql_connection> m_conn;
   std::unique_ptr<change_feed> m_feed;
   std::unique_ptr<feed_source> m_listener;

@@ -190,7 +190,26 @@ result<commit_outcome> sql_job_store::release(const lease_ref& lease, const std:
                 [&](sql_connection&, const job& j, int64_t now) { return result<job>(after_release(j, now)); });
 }
 
+void sql_job_store::note_reachable(bool reached) {
+  if (!reached) {
+    m_unreachable = true;
+  } else if (m_unreachable) {
+    m_unreachable = false;
+    m_regained = std::chrono::steady_clock::now();
+  }
+}
+
+bool sql_job_store::in_outage_grace() const {
+  if (m_unreachable) return true;
+  if (m_regained == std::chrono::steady_clock::time_point{}) return false;
+  return std::chrono::steady_clock::now() - m_regained < std::chrono::milliseconds(m_options.outage_grace_ms);
+}
+
 result<int> sql_job_store::requeue_expired_in(sql_connection& conn, int64_t now) {
+  // A database outage cuts every worker off, not only this process: their heartbeats failed and
+  // their leases ran out while they kept working. Expiring those leases now would count an outage
+  // against honest jobs as lost workers (poison pills); wait one lease length for them to report.
+  if (in_outage_grace()) return 0;
   auto rows = conn.exec(std::string("SELECT ") + job_columns +
                             " FROM jobs WHERE state IN ('compiling', 'running') AND lease_expires_ms < $1 "
                             "ORDER BY seq LIMIT 100" + std::string(conn.skip_locked()),

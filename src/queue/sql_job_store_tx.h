@@ -45,8 +45,10 @@ result<T> sql_job_store::in_transaction(const char* what,
       break;
     }
     m_feed->bump();
+    note_reachable(true);
     return out;
   }
+  note_reachable(!m_conn->last_error_retryable());
   return last.with_context(what);
 }
 
@@ -57,10 +59,14 @@ result<T> sql_job_store::read(const char* what, const std::function<result<T>(sq
   for (int attempt = 0; attempt < sql_attempts; ++attempt) {
     if (attempt > 0) sql_retry_pause(attempt);
     auto out = body(*m_conn);
-    if (out) return out;
+    if (out) {
+      note_reachable(true);
+      return out;
+    }
     last = out.err();
     if (!m_conn->last_error_retryable()) break;
   }
+  note_reachable(!m_conn->last_error_retryable());
   return last.with_context(what);
 }
 

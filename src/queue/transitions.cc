@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 namespace ptxbench::queue {
 
@@ -77,9 +76,11 @@ job after_expiry(job j, const queue_policy& policy, int64_t now_ms) {
   j.lost_leases += 1;
   j.epoch += 1;
   if (j.lost_leases >= policy.max_lost_leases) {
-    j.verdict_json = poison_pill_verdict(j);
     j.failure = failure_kind::poison_pill;
-    j.error = fmt::format("poison pill: {} workers were lost while holding this job", j.lost_leases);
+    j.error = fmt::format(
+        "the {} worker holding this candidate stopped responding {} times (crashed, killed or hung); "
+        "PTXBench stopped retrying it",
+        j.state == job_state::running ? "GPU" : "CPU", j.lost_leases);
     enter_state(j, job_state::failed, now_ms);
     return j;
   }
@@ -87,18 +88,11 @@ job after_expiry(job j, const queue_policy& policy, int64_t now_ms) {
   return j;
 }
 
-std::string poison_pill_verdict(const job& j) {
-  bool on_gpu = j.state == job_state::running;
-  nlohmann::ordered_json v;
-  v["status"] = "RUNTIME_ERROR";
-  v["outcome"] = "poison_pill";
-  v["deciding_stage"] = on_gpu ? "gpu" : "build";
-  v["lost_leases"] = j.lost_leases;
-  v["message"] = fmt::format(
-      "the {} worker holding this candidate stopped responding {} times (crashed, killed or hung); "
-      "PTXBench stopped retrying it",
-      on_gpu ? "GPU" : "CPU", j.lost_leases);
-  return v.dump();
+job after_unserved(job j, failure_kind why, const std::string& error, int64_t now_ms) {
+  j.failure = why;
+  j.error = error;
+  enter_state(j, job_state::failed, now_ms);
+  return j;
 }
 
 }  // namespace ptxbench::queue

@@ -43,11 +43,13 @@ job after_infra_failure(job j, const queue_policy& policy, const std::string& er
 job after_release(job j, int64_t now_ms);
 
 /// A lease that expired: the worker died or hung. The epoch goes up (the late worker is fenced off);
-/// the job waits again, or fails as a poison pill when it has now lost max_lost_leases workers.
+/// the job waits again, or fails as a poison pill when it has now lost max_lost_leases workers. The
+/// queue writes no verdict for a poison pill (it knows no outcome vocabulary): failure kind
+/// poison_pill, the lost leases and a one-line error that names the role that was lost; the service
+/// turns that into the candidate's runtime-error verdict (service/task_response.h).
 job after_expiry(job j, const queue_policy& policy, int64_t now_ms);
 
-/// The verdict a poison pill is failed with: status RUNTIME_ERROR, outcome "poison_pill", the stage
-/// it was in and how many workers it took down. The verdict layer maps it onto a trace.
-std::string poison_pill_verdict(const job& j);
+/// A waiting job (queued or compiled) that cannot be served, failed with this kind and error.
+job after_unserved(job j, failure_kind why, const std::string& error, int64_t now_ms);
 
 }  // namespace ptxbench::queue

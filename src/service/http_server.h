@@ -4,10 +4,14 @@
 //   - it listens on loopback unless told otherwise, and any other address requires a bearer token;
 //   - with a token, every request must carry "Authorization: Bearer <token>" (compared in constant
 //     time), else 401;
-//   - bodies above max_body_bytes are refused with 413 before they are read;
-//   - every error body is {"detail": "one line"}.
+//   - bodies above max_body_bytes are refused with 413 before they are read, whatever their content
+//     type; a POST without Content-Length or chunked framing has no body (RFC 9112);
+//   - a known path asked with another method is 405, as upstream's;
+//   - every error body is {"detail": ...} (service/request_problem.h).
+// It binds its port exclusively: a second server on a port in use fails with "address in use".
 // A reaper thread requeues expired leases (queue::job_store::requeue_expired) every reap interval,
-// so a job whose worker died is retried even when no worker is leasing.
+// so a job whose worker died is retried even when no worker is leasing, and fails the jobs nothing
+// can serve (service/unserved_jobs.h).
 
 #include <atomic>
 #include <memory>
@@ -31,6 +35,8 @@ struct server_settings {
   std::size_t max_body_bytes = 4u << 20;
   int threads = 64;   ///< request threads (long-polls each hold one)
   int64_t reap_interval_ms = 1000;
+  /// A waiting job with no live worker to take it is failed after this long (0: never).
+  int64_t unserved_after_ms = 10000;
   api_settings api;
 };
 
@@ -52,8 +58,6 @@ class http_server {
   /// Serves until stop() (blocking).
   void run();
   void stop();
-  /// Set by POST /shutdown.
-  [[nodiscard]] bool shutdown_requested() const { return m_shutdown; }
 
  private:
   http_server() = default;
@@ -67,7 +71,7 @@ class http_server {
   std::unique_ptr<service_api> m_api;
   std::unique_ptr<httplib::Server> m_server;
   int m_port = 0;
-  std::atomic<bool> m_stop{false}, m_shutdown{false};
+  std::atomic<bool> m_stop{false};
   std::thread m_reaper;
 };
 

@@ -75,10 +75,12 @@ result<decoded_job> decode_job(const job& j, const suite& tasks, const eval::pip
       if (protocol->timeout_s) g.call_timeout_s = *protocol->timeout_s;
       break;
     case queue::job_kind::sanitize:
+    case queue::job_kind::debug:  // a sanitizer run; the service writes its verdict up as a debug report
       g.sanitize = true;
       g.dynamic_check = false;
       if (!protocol->sanitizer_types.empty()) g.sanitizer_tools = join(protocol->sanitizer_types);
       if (protocol->timeout_s) g.sanitize_timeout_s = *protocol->timeout_s;
+      if (protocol->call_timeout_s) g.call_timeout_s = *protocol->call_timeout_s;
       break;
     case queue::job_kind::profile:
       g.dynamic_check = true;
@@ -200,9 +202,8 @@ result<run_outcome> gpu_job_runner::run(const job& j, const std::string& artifac
 
 queue::run_environment fake_cpu_environment() { return cpu_environment("fake nvcc"); }
 
-queue::run_environment fake_gpu_environment() {
-  auto e = gpu_environment({{"gpu", "FAKE GPU"}, {"libs", {{"nvidia_driver", "0.0"}, {"cuda_runtime", "13.0"}}}});
-  return e;
+queue::run_environment fake_gpu_environment(const std::string& gpu_name) {
+  return gpu_environment({{"gpu", gpu_name}, {"libs", {{"nvidia_driver", "0.0"}, {"cuda_runtime", "13.0"}}}});
 }
 
 queue::worker_callbacks fake_callbacks(const suite& tasks, const fake_options& options) {
@@ -240,7 +241,7 @@ queue::worker_callbacks fake_callbacks(const suite& tasks, const fake_options& o
       return make_error("fake: GPU lost (injected, first attempt)");
     auto v = evaluate(j, true);
     if (!v) return v.err();
-    return run_outcome{to_json(*v).dump(), fake_gpu_environment(), std::nullopt};
+    return run_outcome{to_json(*v).dump(), fake_gpu_environment(options.gpu_name), std::nullopt};
   };
   return cb;
 }

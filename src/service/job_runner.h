@@ -68,6 +68,7 @@ struct fake_options {
   int cpu_delay_ms = 0;         ///< the CPU half's time
   bool allow_kill_self = false; ///< FAKE_KILL_WORKER kills the GPU worker process (a poison pill)
   bool inject_faults = true;    ///< false: the FAKE_FLAKY_* markers inject nothing (a no-fault run)
+  std::string gpu_name = "FAKE H200";  ///< the GPU the fake reports (its suite target: h200)
 };
 
 /// TEST-ONLY: the fake evaluator behind both roles. Markers in the kernel source, beyond the fake
@@ -77,6 +78,6 @@ queue::worker_callbacks fake_callbacks(const suite& tasks, const fake_options& o
 
 /// The environments the fake reports (distinct for the two roles, stable across runs).
 queue::run_environment fake_cpu_environment();
-queue::run_environment fake_gpu_environment();
+queue::run_environment fake_gpu_environment(const std::string& gpu_name = "FAKE H200");
 
 }  // namespace ptxbench::service

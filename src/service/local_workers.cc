@@ -42,6 +42,11 @@ std::vector<int> local_gpu_devices() {
   return out;
 }
 
+int restart_delay_ms(int previous_ms, int first_ms, std::chrono::milliseconds ran) {
+  if (previous_ms <= 0 || ran >= k_dies_at_once) return first_ms;
+  return std::max(std::min(previous_ms * 2, 30000), first_ms);
+}
+
 local_workers::local_workers(std::vector<local_worker> workers, fs::path log_dir, int first_restart_ms)
     : m_workers(std::move(workers)),
       m_log_dir(std::move(log_dir)),
@@ -61,11 +66,10 @@ void local_workers::supervise() {
   struct child {
     pid_t pid = -1;
     clock_type::time_point next_start = clock_type::now();
-    int backoff_ms = 1000;
+    int delay_ms = 0;  ///< the delay before its last restart (0: none yet)
     clock_type::time_point started;
   };
   std::vector<child> children(m_workers.size());
-  for (auto& c : children) c.backoff_ms = m_first_restart_ms;
   std::error_code ec;
   fs::create_directories(m_log_dir, ec);
   std::unique_lock lock(m_mutex);
@@ -74,14 +78,12 @@ void local_workers::supervise() {
       auto& c = children[i];
       if (c.pid > 0) {
         if (auto st = reap_if_exited(c.pid)) {
-          std::fprintf(stderr, "ptxbench serve: local worker %s %s; restarting in %d ms\n", m_workers[i].name.c_str(),
-                       describe_wait_status(*st).c_str(), c.backoff_ms);
+          auto ran = std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - c.started);
+          c.delay_ms = restart_delay_ms(c.delay_ms, m_first_restart_ms, ran);
+          std::fprintf(stderr, "ptxbench serve: local worker %s %s after %.1f s; restarting in %d ms\n",
+                       m_workers[i].name.c_str(), describe_wait_status(*st).c_str(), ran.count() / 1000.0, c.delay_ms);
           c.pid = -1;
-          // A worker that ran for a while gets a fresh back-off; one that dies at once backs off more.
-          if (clock_type::now() - c.started > std::chrono::minutes(1)) c.backoff_ms = m_first_restart_ms;
-          c.next_start = clock_type::now() + std::chrono::milliseconds(c.backoff_ms);
-          c.backoff_ms = std::max(std::min(c.backoff_ms * 2, 30000), c.backoff_ms);
-          ++m_restarts;
+          c.next_start = clock_type::now() + std::chrono::milliseconds(c.delay_ms);
         }
       }
       if (c.pid <= 0 && clock_type::now() >= c.next_start) {
@@ -90,9 +92,10 @@ void local_workers::supervise() {
           c.pid = *pid;
           c.started = clock_type::now();
         } else {
+          c.delay_ms = restart_delay_ms(c.delay_ms, m_first_restart_ms, std::chrono::milliseconds(0));
           std::fprintf(stderr, "ptxbench serve: cannot start local worker %s: %s\n", m_workers[i].name.c_str(),
                        pid.err().message.c_str());
-          c.next_start = clock_type::now() + std::chrono::milliseconds(c.backoff_ms);
+          c.next_start = clock_type::now() + std::chrono::milliseconds(c.delay_ms);
         }
       }
     }

@@ -3,11 +3,13 @@
 // server (one CPU worker, one GPU worker per local GPU). Each is a child `ptxbench worker` in its own
 // process group with a parent-death signal, so a server that is SIGKILLed takes its workers with it
 // and a restarted server starts fresh ones; their leases expire and the jobs run again. A worker that
-// exits is restarted after a back-off (1 s by default, doubling to 30 s).
+// exits is restarted after a back-off (1 s by default), doubling up to 30 s only while it keeps dying
+// at once (within k_dies_at_once of its start); one that ran longer is restarted after the first delay.
 
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
@@ -25,6 +27,14 @@ struct local_worker {
 /// The local GPUs' CUDA ordinals (0..n-1).
 std::vector<int> local_gpu_devices();
 
+/// A worker that exits sooner than this after its start "dies at once" (a bad configuration, a
+/// missing tool): its restart delay doubles. One that ran longer did work and is restarted promptly.
+inline constexpr std::chrono::milliseconds k_dies_at_once{5000};
+
+/// The delay before restarting a worker that ran for `ran` and was last restarted after `previous_ms`
+/// (0 for its first exit): first_ms after a worker that ran, else double the previous up to 30 s.
+int restart_delay_ms(int previous_ms, int first_ms, std::chrono::milliseconds ran);
+
 class local_workers {
  public:
   /// Starts the supervisor thread (which spawns the workers: the parent-death signal follows it).
@@ -35,8 +45,6 @@ class local_workers {
   local_workers(const local_workers&) = delete;
   local_workers& operator=(const local_workers&) = delete;
 
-  [[nodiscard]] int restarts() const { return m_restarts; }
-
  private:
   void supervise();
 
@@ -44,7 +52,6 @@ class local_workers {
   std::filesystem::path m_log_dir;
   int m_first_restart_ms = 1000;
   std::atomic<bool> m_stop{false};
-  std::atomic<int> m_restarts{0};
   std::mutex m_mutex;
   std::condition_variable m_wake;
   std::thread m_thread;

@@ -48,21 +48,14 @@ result<verdict> verdict_of_response(const ordered_json& r) {
     return make_error("the service could not evaluate it: " + r.value("error", std::string("no reason given")));
   if (status != "completed") return make_error(fmt::format("task {} is {}, not finished", r.value("task_id", ""), status));
   const ordered_json v = extra.value("verdict", ordered_json());
-  if (v.is_object() && v.value("format", "") == "ptxbench.verdict/1") return verdict_from_json(v);
-  // A poison pill's verdict is the queue's own record, not a pipeline verdict.
-  verdict out;
-  out.decided = {eval_outcome::runtime_error, std::nullopt,
-                 v.is_object() ? v.value("message", std::string("the candidate took down its workers"))
-                               : std::string("no verdict"),
-                 ""};
-  return out;
+  if (!v.is_object()) return make_error(fmt::format("task {} is completed but carries no verdict", r.value("task_id", "")));
+  return verdict_from_json(v);
 }
 
 result<ordered_json> evaluate_remotely(service_client& client, const solution& candidate, bool run_on_gpu,
-                                       const remote_options& o) {
-  ordered_json body = {{"solution", to_json(candidate)},
-                       {"target", o.target},
-                       {"request_id", fresh_request_id()}};
+                                       const remote_options& o, int* refused_status) {
+  ordered_json body = {{"solution", to_json(candidate)}, {"request_id", fresh_request_id()}};
+  if (!o.target.empty()) body["target"] = o.target;
   if (!run_on_gpu) body["check_only"] = true;
   if (o.bypass_cache) body["cache"] = "bypass";
   const std::string endpoint = "/" + std::string(queue::to_string(o.kind));
@@ -70,8 +63,10 @@ result<ordered_json> evaluate_remotely(service_client& client, const solution& c
   for (int submissions = 0; submissions < 5; ++submissions) {
     auto submitted = client.post(endpoint, body, 60);
     if (!submitted) return submitted.err();
-    if (submitted->status != 200 || !submitted->body.is_object() || !submitted->body.contains("task_id"))
+    if (submitted->status != 200 || !submitted->body.is_object() || !submitted->body.contains("task_id")) {
+      if (refused_status && submitted->status >= 400 && submitted->status < 500) *refused_status = submitted->status;
       return make_error("the service refused the submission: " + reply_detail(*submitted));
+    }
     const std::string id = submitted->body["task_id"].get<std::string>();
     for (;;) {
       if (std::chrono::steady_clock::now() > deadline)
@@ -94,6 +89,9 @@ result<std::string> served_target(service_client& client) {
   const ordered_json& doc = reply->body;
   if (reply->status != 200 || !doc.is_object() || !doc.contains("workers"))
     return make_error(fmt::format("the service's /health answered {} without a worker list", reply->status));
+  // The service's own default (its --target, its local GPUs, or the one kind its live GPU workers
+  // serve); a service that does not say is asked through its workers' kinds.
+  if (doc.contains("default_target") && doc["default_target"].is_string()) return doc["default_target"].get<std::string>();
   std::set<std::string> kinds;
   for (const auto& w : doc["workers"])
     if (w.value("role", "") == "gpu" && w.value("alive", true))

@@ -7,10 +7,32 @@
 #include <httplib.h>
 
 namespace ptxbench::service {
+namespace {
+
+// cpp-httplib names its errors in one word ("Connection"); say what it means for a person.
+std::string describe(httplib::Error e) {
+  switch (e) {
+    case httplib::Error::Connection: return "connection refused or no route";
+    case httplib::Error::ConnectionTimeout: return "the connection timed out";
+    case httplib::Error::Read: return "the connection broke while reading the answer";
+    case httplib::Error::Write: return "the connection broke while sending the request";
+    default: return httplib::to_string(e);
+  }
+}
+
+}  // namespace
 
 std::string reply_detail(const http_reply& r) {
   if (r.body.is_object() && r.body.contains("detail") && r.body["detail"].is_string())
     return fmt::format("HTTP {}: {}", r.status, r.body["detail"].get<std::string>());
+  // A 422's detail is a list of field problems: the first says enough for one line.
+  if (r.body.is_object() && r.body.contains("detail") && r.body["detail"].is_array() && !r.body["detail"].empty()) {
+    const auto& first = r.body["detail"][0];
+    std::string where;
+    for (const auto& part : first.value("loc", ordered_json::array()))
+      where += (where.empty() ? "" : ".") + (part.is_string() ? part.get<std::string>() : part.dump());
+    return fmt::format("HTTP {}: {}: {}", r.status, where, first.value("msg", std::string("invalid")));
+  }
   return fmt::format("HTTP {}", r.status);
 }
 
@@ -43,6 +65,8 @@ result<http_reply> service_client::request(bool post, const std::string& path, c
   using clock = std::chrono::steady_clock;
   auto give_up = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(m_settings.retry_for_s));
   int pause_ms = 100;
+  const auto first_try = clock::now();
+  auto next_notice = first_try;
   for (;;) {
     // A fresh connection per attempt: after a server restart the old keep-alive socket is dead.
     httplib::Client cli(m_origin);
@@ -53,7 +77,7 @@ result<http_reply> service_client::request(bool post, const std::string& path, c
     auto res = post ? cli.Post((m_prefix + path).c_str(), body, "application/json") : cli.Get((m_prefix + path).c_str());
     std::string problem;
     if (!res) {
-      problem = fmt::format("cannot reach {}: {}", m_origin, httplib::to_string(res.error()));
+      problem = fmt::format("cannot reach {}: {}", m_origin, describe(res.error()));
     } else if (res->status != 503) {
       http_reply r;
       r.status = res->status;
@@ -64,6 +88,12 @@ result<http_reply> service_client::request(bool post, const std::string& path, c
       problem = fmt::format("{} answered 503: {}", m_origin, res->body.substr(0, 300));
     }
     if ((m_settings.cancel && *m_settings.cancel) || clock::now() >= give_up) return make_error(problem);
+    if (m_settings.on_retry && clock::now() >= next_notice) {
+      double waited = std::chrono::duration<double>(clock::now() - first_try).count();
+      m_settings.on_retry(fmt::format("{}; retrying for up to {:.0f} s more{}", problem, m_settings.retry_for_s - waited,
+                                      waited >= 1 ? fmt::format(" (waiting {:.0f} s so far)", waited) : ""));
+      next_notice = clock::now() + std::chrono::seconds(30);
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
     pause_ms = std::min(pause_ms * 2, 2000);
   }

@@ -5,6 +5,7 @@
 // back-off for up to retry_for_s; any other HTTP answer is returned as it is.
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -22,6 +23,9 @@ struct client_settings {
   std::string token;                       ///< bearer token ("" = none)
   double retry_for_s = 900;                ///< how long an unreachable server is waited for
   const std::atomic<bool>* cancel = nullptr;
+  /// Told (one line) when a request could not reach the server and is being retried: at the first
+  /// failure and then every 30 s while it lasts. Unset: retries are silent.
+  std::function<void(const std::string&)> on_retry;
 };
 
 struct http_reply {

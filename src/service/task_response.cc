@@ -1,8 +1,14 @@
 #include "service/task_response.h"
 
+#include <algorithm>
 #include <ctime>
+#include <set>
 
 #include <fmt/format.h>
+
+#include "core/text.h"
+#include "service/submission.h"
+#include "verdict/verdict_json.h"
 
 namespace ptxbench::service {
 namespace {
@@ -25,6 +31,13 @@ ordered_json seconds_between(int64_t from, int64_t to) {
   return static_cast<double>(to - from) / 1000.0;
 }
 
+std::optional<solution> job_solution(const job& j) {
+  auto s = ordered_json::parse(j.spec.solution_json, nullptr, false);
+  if (s.is_discarded()) return std::nullopt;
+  auto parsed = solution_from_json(s, "solution");
+  return parsed ? std::optional<solution>(std::move(*parsed)) : std::nullopt;
+}
+
 std::string solution_name(const job& j) {
   auto s = ordered_json::parse(j.spec.solution_json, nullptr, false);
   return s.is_object() && s.contains("name") && s["name"].is_string() ? s["name"].get<std::string>() : std::string();
@@ -32,16 +45,35 @@ std::string solution_name(const job& j) {
 
 bool is_poison_pill(const job& j) { return j.state == job_state::failed && j.failure == queue::failure_kind::poison_pill; }
 
+/// The job's verdict, typed: the pipeline's verdict, or for a poison pill the one made from the
+/// queue's account. nullopt when there is none (or it cannot be read).
+std::optional<verdict> job_verdict(const job& j) {
+  if (is_poison_pill(j)) return poison_pill_verdict(j);
+  if (j.verdict_json.empty()) return std::nullopt;
+  auto doc = ordered_json::parse(j.verdict_json, nullptr, false);
+  if (doc.is_discarded()) return std::nullopt;
+  auto v = verdict_from_json(doc);
+  return v ? std::optional<verdict>(std::move(*v)) : std::nullopt;
+}
+
+/// What the evaluation ran on, for a trace: the GPU it ran on, or (a verdict decided on a CPU
+/// worker, which names no GPU) the GPU the job was for. Upstream's Trace requires a non-empty name.
+std::string hardware_for(const job& j, const suite& tasks) {
+  const target_info* target = tasks.find_target(j.spec.target);
+  return target && !target->gpu_name.empty() ? target->gpu_name : j.spec.target;
+}
+
 /// A trace for a verdict that has none of its own (a poison pill, a verdict from an evaluator that
-/// attaches none): its FlashInfer status (RUNTIME_ERROR for a poison pill) with its log.
-ordered_json synthetic_trace(const job& j, const task* t, const std::string& solution, const std::string& status,
-                             const std::string& log) {
+/// attaches none): its FlashInfer status with its log. Only statuses that need no correctness or
+/// performance block are made this way.
+ordered_json synthetic_trace(const job& j, const task* t, const std::string& solution, eval_status status,
+                             const std::string& log, const std::string& hardware) {
   ordered_json tr;
   tr["definition"] = j.spec.task;
   tr["workload"] = t ? to_json(t->wl) : ordered_json::object();
   tr["solution"] = solution;
-  tr["evaluation"] = {{"status", status},
-                      {"environment", {{"hardware", ""}, {"libs", ordered_json::object()}}},
+  tr["evaluation"] = {{"status", std::string(status_name(status))},
+                      {"environment", {{"hardware", hardware}, {"libs", ordered_json::object()}}},
                       {"timestamp", iso_time(j.finished_ms)},
                       {"log", log},
                       {"correctness", nullptr},
@@ -49,32 +81,102 @@ ordered_json synthetic_trace(const job& j, const task* t, const std::string& sol
   return tr;
 }
 
+/// The trace of an evaluate task, as upstream's client reads it.
+std::optional<ordered_json> evaluate_trace(const job& j, const task* t, const std::string& solution,
+                                           const std::optional<verdict>& v, const suite& tasks) {
+  if (!v) return std::nullopt;
+  const std::string hardware = hardware_for(j, tasks);
+  if (v->flashinfer_trace) {
+    ordered_json tr = to_json(*v->flashinfer_trace);
+    tr["solution"] = solution;  // a joined or cached job reports under this submission's name
+    auto& e = tr["evaluation"];
+    if (!e["environment"].is_object()) e["environment"] = {{"hardware", hardware}, {"libs", ordered_json::object()}};
+    if (e["environment"].value("hardware", "").empty()) e["environment"]["hardware"] = hardware;
+    // profile_baseline: false asks upstream not to time the reference: it reports 0 for its latency
+    // (and so for the speedup). PTXBench times it anyway (interleaved with the candidate); the full
+    // numbers stay in the verdict.
+    auto protocol = read_protocol(j.spec.protocol_json);
+    if (protocol && !protocol->profile_baseline && e.contains("performance") && e["performance"].is_object()) {
+      e["performance"]["reference_latency_ms"] = 0.0;
+      e["performance"]["speedup_factor"] = 0.0;
+    }
+    return tr;
+  }
+  auto status = v->status();
+  // Correctness and performance blocks exist only in a pipeline trace; statuses that need them
+  // always come with one, so a synthetic trace is never PASSED or INCORRECT_NUMERICAL.
+  if (!status || *status == eval_status::PASSED || *status == eval_status::INCORRECT_NUMERICAL) return std::nullopt;
+  std::string log = v->decided.log.empty() ? v->decided.message : v->decided.log;
+  return synthetic_trace(j, t, solution, *status, log, hardware);
+}
+
 /// upstream's RunLog {definition, workload, solution, log} for sanitize and profile tasks.
-ordered_json run_log(const job& j, const task* t, const std::string& solution, const ordered_json& verdict) {
+ordered_json run_log(const job& j, const task* t, const std::string& solution, const std::optional<verdict>& v) {
   std::string log;
-  auto stage_line = [&](const char* name) {
-    if (!verdict.contains("stages") || !verdict["stages"].is_array()) return;
-    for (const auto& s : verdict["stages"])
-      if (s.value("stage", "") == name)
-        log += fmt::format("{}: {} ({})\n", name, s.value("outcome", ""), s.value("summary", ""));
+  auto stage_line = [&](stage_id id) {
+    if (!v) return;
+    if (const auto* s = v->stage(id))
+      log += fmt::format("{}: {} ({})\n", stage_name(id), stage_outcome_name(s->outcome), s->summary);
   };
   if (j.spec.kind == queue::job_kind::sanitize) {
-    stage_line("sanitize");
-  } else {
-    stage_line("dynamic_check");
-    const auto& ti = verdict.value("target_instructions", ordered_json::object());
-    if (ti.contains("dynamic_per_kernel") && ti["dynamic_per_kernel"].is_object())
-      for (const auto& [kernel, counts] : ti["dynamic_per_kernel"].items())
-        log += fmt::format("  {}: {}\n", kernel, counts.dump());
-    if (ti.contains("verdict")) log += fmt::format("target instructions: {} ({})\n", ti.value("verdict", ""), ti.value("reason", ""));
+    stage_line(stage_id::sanitize);
+  } else if (v) {
+    stage_line(stage_id::dynamic_check);
+    for (const auto& [kernel, counts] : v->targets.dynamic.per_kernel) log += fmt::format("  {}: {}\n", kernel, ordered_json(counts).dump());
+    log += fmt::format("target instructions: {} ({})\n", target_verdict_name(v->targets.verdict), v->targets.reason);
   }
-  std::string decided = verdict.value("log", "");
-  if (decided.empty()) decided = verdict.value("message", "");
-  if (!decided.empty()) log += decided + "\n";
+  if (v) {
+    std::string decided = v->decided.log.empty() ? v->decided.message : v->decided.log;
+    if (!decided.empty()) log += decided + "\n";
+  }
   return {{"definition", j.spec.task}, {"workload", t ? to_json(t->wl) : ordered_json::object()}, {"solution", solution}, {"log", log}};
 }
 
+ordered_json section(bool exist, const std::string& msg) { return {{"exist", exist}, {"msg", msg}}; }
+
 }  // namespace
+
+verdict poison_pill_verdict(const job& j) {
+  verdict v;
+  v.mode = eval_mode::eval;
+  v.task = j.spec.task;
+  v.target = j.spec.target;
+  v.decided = {eval_outcome::runtime_error, std::nullopt,
+               j.error.empty() ? std::string("the candidate took down the workers that ran it") : j.error, ""};
+  return v;
+}
+
+ordered_json debug_metadata(const verdict& v, const solution& candidate, int context_lines) {
+  ordered_json m = ordered_json::object();
+  const std::string entry = candidate.entry_file();
+  m["FlashInfer CUDA debug report"] = section(
+      true, fmt::format("PTXBench debug report for {} on {}: {}", candidate.name, v.target, v.decided.message));
+  const stage_record* san = v.stage(stage_id::sanitize);
+  m["Sanitizer"] = section(san != nullptr, san ? fmt::format("{}: {}", stage_outcome_name(san->outcome), san->summary) : "");
+  const bool fault = v.outcome() == eval_outcome::runtime_error || v.outcome() == eval_outcome::timeout;
+  std::string fault_text = v.decided.log.empty() ? v.decided.message : v.decided.log;
+  m["Most precise CUDA fault"] = section(fault, fault ? std::string(trim(fault_text)) : "");
+  // Every line of the entry file the report names ("kernel.cu:42"), with its neighbours.
+  std::string quoted;
+  const source_file* src = candidate.find_source(entry);
+  if (fault && src && context_lines >= 0) {
+    auto lines = split_lines(src->content);
+    std::set<int> named;
+    for (std::size_t at = fault_text.find(entry + ":"); at != std::string::npos; at = fault_text.find(entry + ":", at + 1)) {
+      std::size_t p = at + entry.size() + 1, q = p;
+      while (q < fault_text.size() && fault_text[q] >= '0' && fault_text[q] <= '9' && q - p < 9) ++q;
+      if (q > p) named.insert(std::stoi(fault_text.substr(p, q - p)));
+    }
+    for (int line : named) {
+      if (line < 1 || line > static_cast<int>(lines.size())) continue;
+      quoted += fmt::format("{}:{}\n", entry, line);
+      for (int k = std::max(1, line - context_lines); k <= std::min<int>(static_cast<int>(lines.size()), line + context_lines); ++k)
+        quoted += fmt::format("{} {:>5} | {}\n", k == line ? ">" : " ", k, lines[static_cast<std::size_t>(k - 1)]);
+    }
+  }
+  m["Source lines"] = section(!quoted.empty(), std::string(trim(quoted)));
+  return m;
+}
 
 std::string upstream_status(const job& j) {
   switch (j.state) {
@@ -131,7 +233,8 @@ ordered_json job_record(const job& j, const std::vector<queue::job_event>& histo
   return r;
 }
 
-ordered_json task_response(const job& j, const std::vector<queue::job_event>& history, const task* t) {
+ordered_json task_response(const job& j, const std::vector<queue::job_event>& history, const suite& tasks) {
+  const task* t = tasks.find_task(j.spec.task);
   ordered_json out;
   const std::string solution = solution_name(j);
   out["task_id"] = j.id;
@@ -139,34 +242,37 @@ ordered_json task_response(const job& j, const std::vector<queue::job_event>& hi
   out["status"] = upstream_status(j);
   out["definition"] = j.spec.task;
   out["solution"] = solution;
-  ordered_json verdict = nullptr;
-  if (!j.verdict_json.empty()) verdict = ordered_json::parse(j.verdict_json, nullptr, false);
-  if (verdict.is_discarded()) verdict = nullptr;
+  const std::optional<verdict> v = job_verdict(j);
   if (out["status"] == "completed") {
-    ordered_json traces = ordered_json::array();
-    if (verdict.is_object() && verdict.contains("trace") && verdict["trace"].is_object()) {
-      ordered_json tr = verdict["trace"];
-      tr["solution"] = solution;  // a joined or cached job reports under this submission's name
-      traces.push_back(std::move(tr));
-    } else if (is_poison_pill(j)) {
-      traces.push_back(synthetic_trace(j, t, solution, "RUNTIME_ERROR",
-                                       verdict.is_object() ? verdict.value("message", j.error) : j.error));
-    } else if (verdict.is_object() && verdict.contains("status") && verdict["status"].is_string()) {
-      // Correctness and performance blocks exist only in a pipeline trace; statuses that need them
-      // always come with one, so a synthetic trace is never PASSED or INCORRECT_NUMERICAL.
-      std::string st = verdict["status"].get<std::string>();
-      if (st != "PASSED" && st != "INCORRECT_NUMERICAL") {
-        std::string log = verdict.value("log", "");
-        if (log.empty()) log = verdict.value("message", "");
-        traces.push_back(synthetic_trace(j, t, solution, st, log));
+    switch (j.spec.kind) {
+      case queue::job_kind::evaluate: {
+        ordered_json traces = ordered_json::array();
+        if (auto tr = evaluate_trace(j, t, solution, v, tasks)) traces.push_back(std::move(*tr));
+        out["traces"] = traces;
+        break;
+      }
+      case queue::job_kind::sanitize:
+      case queue::job_kind::profile: out["logs"] = ordered_json::array({run_log(j, t, solution, v)}); break;
+      case queue::job_kind::debug: {
+        auto protocol = read_protocol(j.spec.protocol_json);
+        auto candidate = job_solution(j);
+        ordered_json metadata = v && candidate ? debug_metadata(*v, *candidate, protocol ? protocol->source_context_lines : 4)
+                                               : ordered_json{{"FlashInfer CUDA debug report",
+                                                               section(false, "no verdict to report on")}};
+        out["logs"] = ordered_json::array({{{"definition", j.spec.task},
+                                            {"workload", t ? to_json(t->wl) : ordered_json::object()},
+                                            {"solution", solution},
+                                            {"metadata", metadata}}});
+        break;
       }
     }
-    if (j.spec.kind == queue::job_kind::evaluate) out["traces"] = traces;
-    else out["logs"] = ordered_json::array({run_log(j, t, solution, verdict.is_object() ? verdict : ordered_json::object())});
   }
   if (out["status"] == "failed") out["error"] = j.error.empty() ? std::string("the evaluation failed") : j.error;
   ordered_json extra = job_record(j, history);
-  extra["verdict"] = verdict;
+  // The stored verdict as the worker wrote it (a poison pill's is made here from the queue's account).
+  ordered_json stored = j.verdict_json.empty() ? ordered_json(nullptr) : ordered_json::parse(j.verdict_json, nullptr, false);
+  if (stored.is_discarded()) stored = nullptr;
+  extra["verdict"] = is_poison_pill(j) ? to_json(*v) : stored;
   out["ptxbench"] = std::move(extra);
   return out;
 }

@@ -8,10 +8,11 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "build/toolchain.h"
-#include "service/environment.h"
 #include "queue/open_store.h"
+#include "service/environment.h"
 
 namespace ptxbench::service {
 namespace {
@@ -36,6 +37,22 @@ std::unique_ptr<queue::job_store> open_patiently(const worker_settings& s, const
 }
 
 }  // namespace
+
+result<std::vector<std::string>> targets_for_gpu(const suite& tasks, const std::string& gpu_model,
+                                                 const std::vector<std::string>& requested) {
+  auto own = tasks.target_for_gpu(gpu_model);
+  if (requested.empty()) {
+    if (!own) return make_error(own.err().message + "; pass --targets");
+    return std::vector<std::string>{(*own)->name};
+  }
+  for (const auto& t : requested) {
+    if (!tasks.find_target(t)) return make_error(fmt::format("--targets: unknown target '{}'", t));
+    if (own && t != (*own)->name)
+      return make_error(fmt::format("--targets {}: the GPU here is {} (target {}); it cannot serve {}",
+                                    fmt::join(requested, ","), gpu_model, (*own)->name, t));
+  }
+  return requested;
+}
 
 int run_workers(const worker_settings& s, const suite& tasks, const std::atomic<bool>& stop) {
   const std::string prefix = s.id_prefix.empty() ? host_name() : s.id_prefix;
@@ -70,11 +87,9 @@ int run_workers(const worker_settings& s, const suite& tasks, const std::atomic<
       slot sl;
       sl.config.id = fmt::format("{}/gpu{}", prefix, device);
       queue::run_environment env;
-      std::vector<std::string> targets = s.targets;
       if (s.evaluator == "fake") {
         sl.callbacks = fake_callbacks(tasks, s.fake);
-        env = fake_gpu_environment();
-        if (targets.empty()) targets = s.fake_targets;
+        env = fake_gpu_environment(s.fake.gpu_name);
       } else {
         eval::pipeline_config config = s.pipeline;
         config.gpu.device = device;
@@ -85,22 +100,19 @@ int run_workers(const worker_settings& s, const suite& tasks, const std::atomic<
           return 2;
         }
         env = *probed;
-        if (targets.empty()) {
-          auto t = tasks.target_for_gpu(env.gpu_model);
-          if (!t) {
-            std::fprintf(stderr, "ptxbench worker: %s; pass --targets\n", t.err().message.c_str());
-            return 2;
-          }
-          targets = {(*t)->name};
-        }
         sl.callbacks = sl.runner->callbacks();
       }
-      sl.config.targets = targets;
+      auto served = targets_for_gpu(tasks, env.gpu_model, s.targets);
+      if (!served) {
+        std::fprintf(stderr, "ptxbench worker: %s\n", served.err().message.c_str());
+        return 2;
+      }
+      sl.config.targets = *served;
       sl.config.info_json = ordered_json{{"device", fmt::format("cuda:{}", device)},
                                          {"evaluator", s.evaluator},
                                          {"environment", to_json(env)}}
                                 .dump();
-      say(fmt::format("ptxbench worker {}: {} serving {}", sl.config.id, env.gpu_model, fmt::join(targets, ",")));
+      say(fmt::format("ptxbench worker {}: {} serving {}", sl.config.id, env.gpu_model, fmt::join(sl.config.targets, ",")));
       slots.push_back(std::move(sl));
     }
   }

@@ -20,9 +20,8 @@ struct worker_settings {
   std::vector<int> devices = {0};     ///< gpu
   int jobs = 1;                       ///< cpu: loops in parallel
   std::vector<std::string> targets;   ///< gpu: GPU kinds served; empty = the suite target whose gpu_name the probe found
-  std::string evaluator = "pipeline"; ///< or "fake" (tests)
+  std::string evaluator = "pipeline"; ///< or "fake" (tests; fake.gpu_name is the GPU it plays)
   fake_options fake;
-  std::vector<std::string> fake_targets = {"h200"};  ///< the fake GPU's kinds
   eval::pipeline_config pipeline;
   std::string id_prefix;              ///< default: the host name
   int64_t lease_ms = 30000;
@@ -33,5 +32,11 @@ struct worker_settings {
 
 /// Runs until stop is set; returns 0, or 2 for a configuration that cannot run (printed on stderr).
 int run_workers(const worker_settings& settings, const suite& tasks, const std::atomic<bool>& stop);
+
+/// The targets a GPU serves: `requested` (--targets) or, when empty, the one its name maps to
+/// (suite::target_for_gpu). A requested target the GPU is known not to be (an H100 asked to serve
+/// h200) is an error; a GPU the suite does not know may be told what it serves.
+result<std::vector<std::string>> targets_for_gpu(const suite& tasks, const std::string& gpu_model,
+                                                 const std::vector<std::string>& requested);
 
 }  // namespace ptxbench::service

@@ -158,9 +158,9 @@ result<collect_outcome> collect_notes(const std::vector<repair_pair>& pairs, con
     }
     todo.push_back(i);
   }
-  auto notes = jsonl_appender::open(o.out);
+  auto notes = jsonl_appender::open(o.out, k_note_format);
   if (!notes) return notes.err();
-  auto rejections = jsonl_appender::open(rejected_path);
+  auto rejections = jsonl_appender::open(rejected_path, k_rejection_format);
   if (!rejections) return rejections.err();
 
   std::mutex m;

@@ -104,6 +104,7 @@ result<std::vector<finding>> check_triton_source(const fs::path& kernel_py, cons
   if (options.scalar_positions) {
     spec.argv.push_back("--scalar-positions=" + join_positions(*options.scalar_positions));
   }
+  if (options.arity) spec.argv.push_back("--arity=" + std::to_string(*options.arity));
   spec.argv.push_back(kernel_py.string());
   spec.timeout_s = options.timeout_s;
   spec.env_unset = {"PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME"};

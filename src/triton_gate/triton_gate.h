@@ -29,6 +29,9 @@ struct gate_options {
   /// Positions of the entry's scalar parameters in the task definition (every other parameter is
   /// then known to be a tensor); nullopt: the gate infers tensors from their use.
   std::optional<std::vector<int>> scalar_positions;
+  /// How many positional arguments the harness passes the entry (the definition's inputs, then its
+  /// outputs); an entry that cannot take them is a finding ("entry-signature"). nullopt: not checked.
+  std::optional<int> arity;
   double timeout_s = 30;
 };
 

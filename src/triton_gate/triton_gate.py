@@ -51,6 +51,7 @@ RULES = {
     "tensor-arithmetic": "arithmetic or comparison on torch tensors in host code (runs torch kernels, not Triton)",
     "triton-not-allowed": "a Triton API outside the host-side allowlist (triton.runtime, triton.compile, ...)",
     "missing-entry": "the file defines no top-level entry function",
+    "entry-signature": "the entry function cannot take the harness's call (every input, then every output, positionally)",
     "no-triton-kernel": "the file defines no @triton.jit function",
 }
 
@@ -326,13 +327,16 @@ class Collector(ast.NodeVisitor):
 
 
 class Gate:
-    def __init__(self, source, tree, entry, scalar_positions=None):
+    def __init__(self, source, tree, entry, scalar_positions=None, arity=None):
         self.lines = source.splitlines()
         self.tree = tree
         self.entry = entry
         # None: which parameters of the entry are tensors is inferred from their use. A set: the
         # task definition says which positions are scalars, so every other parameter is a tensor.
         self.scalar_positions = scalar_positions
+        # None: not checked. An int: the harness calls the entry with this many positional arguments
+        # (the definition's inputs, then its outputs), as upstream binds them before it runs anything.
+        self.arity = arity
         self.findings = {}
         collector = Collector()
         collector.visit(tree)
@@ -490,9 +494,30 @@ class Gate:
         if not entries:
             self.report("missing-entry", None,
                         f"no top-level function `{self.entry}`: the harness calls {self.entry}(inputs..., outputs...)")
+        elif self.arity is not None:
+            why = self.signature_problem(entries[-1].args, self.arity)
+            if why:
+                self.report("entry-signature", entries[-1],
+                            f"`{self.entry}` {why}: the harness calls it with {self.arity} positional arguments "
+                            f"(the definition's inputs, then its outputs)")
         if not self.jit_functions:
             self.report("no-triton-kernel", None,
                         "no @triton.jit function: the work must be done by Triton kernels in this file")
+
+
+    @staticmethod
+    def signature_problem(args, n):
+        """Why a function with these parameters cannot be called with n positional arguments, or ""."""
+        positional = args.posonlyargs + args.args
+        required = len(positional) - len(args.defaults)
+        if len(positional) < n and args.vararg is None:
+            return f"takes {len(positional)} positional parameter{'s' if len(positional) != 1 else ''}"
+        if required > n:
+            return f"needs {required} positional arguments"
+        missing_kw = [a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None]
+        if missing_kw:
+            return f"needs the keyword-only argument{'s' if len(missing_kw) > 1 else ''} {', '.join(missing_kw)}"
+        return ""
 
 
 class Checker(ast.NodeVisitor):
@@ -669,11 +694,12 @@ class Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def check_source(source, entry="run", max_bytes=MAX_BYTES_DEFAULT, scalar_positions=None):
+def check_source(source, entry="run", max_bytes=MAX_BYTES_DEFAULT, scalar_positions=None, arity=None):
     """Returns (findings, None) or (None, parse_error_dict) for the candidate's text.
 
     scalar_positions: positions of the entry's parameters that are scalars in the task definition
     (every other parameter is then a tensor), or None to infer tensors from their use.
+    arity: how many positional arguments the harness passes the entry (inputs + outputs), or None.
     """
     size = len(source.encode("utf-8"))
     if size > max_bytes:
@@ -691,7 +717,7 @@ def check_source(source, entry="run", max_bytes=MAX_BYTES_DEFAULT, scalar_positi
         return None, {"error": "cannot parse", "line": 0, "col": 0,
                       "message": "nesting too deep" if isinstance(e, RecursionError) else str(e).splitlines()[0]}
     try:
-        return Gate(source, tree, entry, scalar_positions).run(), None
+        return Gate(source, tree, entry, scalar_positions, arity).run(), None
     except RecursionError:
         return None, {"error": "cannot parse", "line": 0, "col": 0, "message": "nesting too deep to check"}
 
@@ -705,6 +731,8 @@ def main(argv=None):
                         help="comma-separated 0-based positions of the entry's scalar parameters (from the "
                              "task definition); every other parameter is then a tensor. Without it, "
                              "tensors are inferred from their use")
+    parser.add_argument("--arity", type=int, metavar="N",
+                        help="the entry is called with N positional arguments (the definition's inputs, then outputs)")
     parser.add_argument("--rules", action="store_true", help="print the rules as JSON and exit")
     args = parser.parse_args(argv)
     if args.rules:
@@ -740,7 +768,7 @@ def main(argv=None):
         print(json.dumps(error))
         print(f"{args.file}:{error['line']}: cannot parse: {error['message']}", file=sys.stderr)
         return 2
-    findings, error = check_source(source, args.entry, args.max_bytes, scalar_positions)
+    findings, error = check_source(source, args.entry, args.max_bytes, scalar_positions, args.arity)
     if error is not None:
         print(json.dumps(error))
         print(f"{args.file}:{error['line']}:{error['col']}: cannot parse: {error['message']}", file=sys.stderr)

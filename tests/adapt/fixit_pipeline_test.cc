@@ -437,5 +437,59 @@ TEST_F(FixitPipeline, BadInputGivesOneLineErrorsAndWritesNothing) {
           m_dir / "sft2", "notjson.json");
 }
 
+// Issue 27, new-user probe 9: rows of a task this suite does not have (a run of another suite) are
+// refused by `fixit mine` and by `fixit repair`, exit 2 with one line, nothing written.
+TEST_F(FixitPipeline, ATaskThisSuiteDoesNotHaveIsRefusedByMineAndRepair) {
+  fake_llm_server student;
+  const fs::path run = m_dir / "run";
+  student_run(student, run, 2, 1);
+  // The same run, as if made with a suite whose task is called gemm_retired.
+  const fs::path foreign = m_dir / "foreign";
+  fs::create_directories(foreign / "trajectories");
+  auto retire = [](std::string text) {
+    for (std::size_t at; (at = text.find(k_task)) != std::string::npos;) text.replace(at, std::string(k_task).size(), "gemm_retired");
+    return text;
+  };
+  for (const auto& e : fs::recursive_directory_iterator(run)) {
+    if (!e.is_regular_file() || e.path().filename() == ".run.lock") continue;
+    fs::path to = foreign / retire(fs::relative(e.path(), run).string());
+    fs::create_directories(to.parent_path());
+    ASSERT_TRUE(write_file_atomic(to, retire(read(e.path()))));
+  }
+  auto mined = cli({"fixit", "mine", foreign.string(), "--out", (m_dir / "m").string()}, 120);
+  EXPECT_EQ(mined.exit_code, 2) << mined.err;
+  EXPECT_EQ(nonempty_lines(mined.err), 1) << mined.err;
+  const std::string line = mined.err.substr(0, mined.err.find('\n'));
+  EXPECT_EQ(line.rfind("ptxbench: ", 0), 0u) << line;
+  EXPECT_NE(line.find(": task 'gemm_retired' is not in this suite (a run of another suite?); --tasks keeps only the tasks "
+                      "to mine"),
+            std::string::npos)
+      << line;
+  EXPECT_FALSE(fs::exists(m_dir / "m"));
+
+  // A mined directory with such a row (its manifest hash kept right, as a writer of another suite would).
+  const fs::path m2 = m_dir / "m2";
+  ASSERT_TRUE(cli({"fixit", "mine", run.string(), "--out", m2.string()}).succeeded());
+  std::string rows;
+  for (auto row : read_jsonl(m2 / "mined.jsonl")) {  // only the task changes; ids and files stay as written
+    row["task"] = "gemm_retired";
+    rows += row.dump() + "\n";
+  }
+  ASSERT_TRUE(write_file_atomic(m2 / "mined.jsonl", rows));
+  json manifest = read_json(m2 / "manifest.json");
+  manifest["files"]["mined.jsonl"] = sha256_hex(rows);
+  ASSERT_TRUE(write_file_atomic(m2 / "manifest.json", manifest.dump(2)));
+  fake_llm_server teacher;
+  teacher.set_default_reply(kernel("fixed", "FAKE_SPEEDUP=0.5", true));
+  auto repaired = cli(repair_args(teacher, m2, m_dir / "repairs"), 120);
+  EXPECT_EQ(repaired.exit_code, 2) << repaired.err;
+  EXPECT_EQ(nonempty_lines(repaired.err), 1) << repaired.err;
+  const std::string rline = repaired.err.substr(0, repaired.err.find('\n'));
+  EXPECT_EQ(rline.rfind("ptxbench: mined row ", 0), 0u) << rline;
+  EXPECT_NE(rline.find(": task 'gemm_retired' is not in the suite"), std::string::npos) << rline;
+  EXPECT_EQ(teacher.requests(), 0) << "nothing was asked of the teacher";
+  EXPECT_FALSE(fs::exists(m_dir / "repairs" / "plan.json"));
+}
+
 }  // namespace
 }  // namespace ptxbench::adapt

@@ -18,30 +18,13 @@ namespace fs = std::filesystem;
 using testing::first_line;
 using testing::one_line;
 using testing::run_cli;
+using testing::cli_case;
+using testing::expect_cases;
 
 const std::string k_task = "gemm_n7168_k5120";
 
 std::string fixture_kernel(const std::string& name) { return (testing::fixtures_dir() / "kernels" / name).string(); }
 std::string replay() { return (testing::repo_root() / "examples" / "agent" / "gemm_replay.json").string(); }
-
-struct cli_case {
-  std::vector<std::string> args;
-  int exit_code;
-  std::string first_line;  ///< exact, without "\n"
-};
-
-void expect_cases(const std::vector<cli_case>& cases,
-                  const std::vector<std::pair<std::string, std::string>>& env = {}) {
-  for (const auto& c : cases) {
-    auto r = run_cli(c.args, 120, env);
-    std::string shown;
-    for (const auto& a : c.args) shown += a + " ";
-    EXPECT_EQ(r.exit_code, c.exit_code) << shown << "\n" << r.err;
-    EXPECT_EQ(first_line(r.err), c.first_line) << shown;
-    EXPECT_TRUE(one_line(r.err)) << shown << "\n" << r.err;
-    EXPECT_EQ(r.signal, 0) << shown;
-  }
-}
 
 class BadInputCli : public ::testing::Test {
  protected:

@@ -1,5 +1,7 @@
 #include "cli/cli_test_support.h"
 
+#include <gtest/gtest.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,5 +34,17 @@ bool one_line(const std::string& text) {
 }
 
 bool have_nvcc() { return build::find_toolchain(PTXBENCH_CUDA_ROOT_FOR_TESTS).ok(); }
+
+void expect_cases(const std::vector<cli_case>& cases, const std::vector<std::pair<std::string, std::string>>& env) {
+  for (const auto& c : cases) {
+    auto r = run_cli(c.args, 120, env);
+    std::string shown;
+    for (const auto& a : c.args) shown += a + " ";
+    EXPECT_EQ(r.exit_code, c.exit_code) << shown << "\n" << r.err;
+    EXPECT_EQ(first_line(r.err), c.first_line) << shown;
+    EXPECT_TRUE(one_line(r.err)) << shown << "\n" << r.err;
+    EXPECT_EQ(r.signal, 0) << shown;
+  }
+}
 
 }  // namespace ptxbench::testing

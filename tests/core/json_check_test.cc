@@ -11,6 +11,15 @@ TEST(JsonCheck, ParseErrorNamesLineAndColumn) {
   EXPECT_NE(r.err().message.find("task.json: invalid JSON at line 3, column"), std::string::npos) << r.err().message;
 }
 
+// Issue 27, new-user probe 9: a cut-off file says so.
+TEST(JsonCheck, TextThatEndsEarlySaysTheFileIsTruncated) {
+  auto r = parse_json("{\"format\": \"ptxbench.trajectory/1\", \"turns\": [{\"a\"", "t.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.err().message.rfind("t.json: invalid JSON at line 1, column ", 0), 0u) << r.err().message;
+  EXPECT_NE(r.err().message.find(": the text ends early (a truncated file?): "), std::string::npos) << r.err().message;
+  EXPECT_EQ(parse_json("{\"a\": }", "x").err().message.find("ends early"), std::string::npos) << "a bad value is not a cut";
+}
+
 TEST(JsonCheck, DumpPrettyKeepsFlatArraysOnOneLine) {
   auto j = ordered_json::parse(R"({"shape": [1, 2, 3], "nested": [{"a": 1}]})");
   EXPECT_EQ(dump_pretty(j), "{\n  \"shape\": [1,2,3],\n  \"nested\": [\n    {\n      \"a\": 1\n    }\n  ]\n}");

@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
   so.policy.backoff_base_ms = num("--backoff-ms", 50);
   so.policy.backoff_max_ms = so.policy.backoff_base_ms * 8;
   so.connect_timeout_s = 2;
+  so.outage_grace_ms = num("--lease-ms", 1000);  // after a database outage: one lease before reaping
   std::signal(SIGTERM, on_signal);
   std::signal(SIGINT, on_signal);
 

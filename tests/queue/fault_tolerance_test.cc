@@ -230,6 +230,9 @@ TEST_P(FaultTolerance, ACandidateThatKillsEveryWorkerBecomesAPoisonPill) {
     ASSERT_TRUE(j && *j);
     EXPECT_EQ((*j)->state, job_state::done) << "an innocent job suffered: " << (*j)->error;
   }
+  // A worker that leased the pill and was stalled past its lease (a loaded machine) dies of it only
+  // after the pill was failed: counted here, while a fourth hand-out would still show as a fourth death.
+  deaths += static_cast<int>(fleet.reap_exited().size());
   fleet.stop_all();
   auto j = store->get(pill->queued.id);
   ASSERT_TRUE(j && *j);
@@ -237,7 +240,8 @@ TEST_P(FaultTolerance, ACandidateThatKillsEveryWorkerBecomesAPoisonPill) {
   EXPECT_EQ((*j)->failure, failure_kind::poison_pill);
   EXPECT_EQ((*j)->lost_leases, 3);
   EXPECT_EQ(deaths, 3) << "three workers died, then the pill was never handed out again";
-  EXPECT_NE((*j)->verdict_json.find("poison_pill"), std::string::npos);
+  EXPECT_TRUE((*j)->verdict_json.empty()) << "the queue writes no verdict; the service makes the runtime error";
+  EXPECT_NE((*j)->error.find("stopped responding 3 times"), std::string::npos) << (*j)->error;
 }
 
 INSTANTIATE_TEST_SUITE_P(Queue, FaultTolerance, ::testing::Values("sqlite", "postgresql"), backend_name);

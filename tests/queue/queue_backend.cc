@@ -18,6 +18,7 @@ queue::store_options test_store_options() {
   o.policy.backoff_base_ms = 50;
   o.policy.backoff_max_ms = 400;
   o.connect_timeout_s = 2;
+  o.outage_grace_ms = 0;  // tests that want the post-outage grace set it
   return o;
 }
 

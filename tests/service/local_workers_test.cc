@@ -16,6 +16,7 @@
 #include "child_process.h"
 #include "core/file_io.h"
 #include "core/json_check.h"
+#include "service/local_workers.h"
 #include "service_processes.h"
 #include "test_support.h"
 
@@ -42,6 +43,21 @@ std::string submit_kernel(int port, const std::string& code) {
   auto r = c.Post("/evaluate", ordered_json{{"solution", sol}, {"cache", "bypass"}}.dump(), "application/json");
   if (!r || r->status != 200) return "";
   return ordered_json::parse(r->body)["task_id"].get<std::string>();
+}
+
+// Issue 27, new-user probe 10: the restart delay doubles only while a worker keeps dying at once (a
+// bad configuration); one that ran and was then killed comes back after the first delay, every time.
+TEST(LocalWorkers, TheRestartDelayDoublesOnlyForWorkersThatDieAtOnce) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(service::restart_delay_ms(0, 300, milliseconds(100)), 300) << "the first exit";
+  EXPECT_EQ(service::restart_delay_ms(300, 300, milliseconds(100)), 600);
+  EXPECT_EQ(service::restart_delay_ms(600, 300, milliseconds(100)), 1200);
+  EXPECT_EQ(service::restart_delay_ms(19200, 300, milliseconds(100)), 30000) << "capped at 30 s";
+  EXPECT_EQ(service::restart_delay_ms(30000, 300, milliseconds(100)), 30000);
+  // Ran for seconds (killed mid-job, say): the first delay again, however long the last one was.
+  EXPECT_EQ(service::restart_delay_ms(300, 300, milliseconds(7000)), 300);
+  EXPECT_EQ(service::restart_delay_ms(2400, 300, service::k_dies_at_once), 300);
+  EXPECT_EQ(service::restart_delay_ms(0, 0, milliseconds(10)), 0) << "--worker-restart-ms 0: at once, every time";
 }
 
 TEST(LocalWorkers, AGpuWorkerKilledMidJobLeavesItsJobToItsSiblingOnTheSameGpu) {

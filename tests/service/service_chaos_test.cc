@@ -60,7 +60,7 @@ std::map<std::string, std::string> no_fault_verdicts() {
     auto p = plan_job(i);
     auto kind = p.endpoint == "/sanitize" ? queue::job_kind::sanitize : queue::job_kind::evaluate;
     auto sub = service::parse_submission(p.body.dump(), kind, test_suite(), "h200");
-    EXPECT_TRUE(sub) << sub.err().message;
+    EXPECT_TRUE(sub) << sub.refusal.one_line();
     queue::job j;
     j.id = fmt::format("clean{}", i);
     j.spec = sub->spec;

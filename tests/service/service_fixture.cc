@@ -1,5 +1,11 @@
 #include "service_fixture.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -26,6 +32,34 @@ ordered_json gemm_solution(const std::string& code, const std::string& name) {
           {"sources", {{{"path", "kernel.cu"}, {"content", code}}}}};
 }
 
+std::string raw_exchange(int port, const std::string& bytes) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return "";
+  }
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  (void)::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  std::string out;
+  char buf[4096];
+  // Until the server closes, or one whole response (headers and Content-Length bytes) is in.
+  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
+    out.append(buf, static_cast<std::size_t>(n));
+    auto end = out.find("\r\n\r\n");
+    auto length = out.find("Content-Length: ");
+    if (end != std::string::npos && length != std::string::npos && length < end &&
+        out.size() >= end + 4 + std::stoul(out.substr(length + 16)))
+      break;
+  }
+  ::close(fd);
+  return out;
+}
+
 namespace {
 queue::store_options fast_options() {
   queue::store_options o;
@@ -37,7 +71,12 @@ queue::store_options fast_options() {
 }
 }  // namespace
 
-in_process_service::in_process_service(const std::string& token, int cpu_workers, int gpu_workers, std::size_t max_body) {
+in_process_service::in_process_service(const std::string& token, int cpu_workers, int gpu_workers, std::size_t max_body)
+    : in_process_service(service_setup{token, cpu_workers, gpu_workers, max_body}) {}
+
+in_process_service::in_process_service(const service_setup& setup) {
+  const std::string& token = setup.token;
+  const int cpu_workers = setup.cpu_workers, gpu_workers = setup.gpu_workers;
   m_dir = make_temp_dir("serve-api");
   const std::string queue = (m_dir / "queue").string() + "/";
   m_store = queue::open_job_store(queue, fast_options()).value();
@@ -45,22 +84,24 @@ in_process_service::in_process_service(const std::string& token, int cpu_workers
   service::server_settings s;
   s.port = 0;
   s.token = token;
-  s.max_body_bytes = max_body;
+  s.max_body_bytes = setup.max_body;
   s.threads = 16;
   s.reap_interval_ms = 50;
+  s.unserved_after_ms = setup.unserved_after_ms;
+  s.api.default_target = setup.default_target;
   auto server = service::http_server::create(s, test_suite(), std::move(*pool), queue::open_job_store(queue, fast_options()).value());
   EXPECT_TRUE(server) << (server ? "" : server.err().message);
   m_server = std::move(*server);
   m_serving = std::thread([this] { m_server->run(); });
   for (int i = 0; i < cpu_workers + gpu_workers; ++i)
-    m_workers.emplace_back([this, queue, i, cpu_workers] {
+    m_workers.emplace_back([this, queue, i, cpu_workers, targets = setup.gpu_targets] {
       auto store = queue::open_job_store(queue, fast_options());
       if (!store) return;
       bool cpu = i < cpu_workers;
       queue::worker_config wc;
       wc.id = fmt::format("{}-{}", cpu ? "cpu" : "gpu", i);
       wc.role = cpu ? queue::worker_role::cpu : queue::worker_role::gpu;
-      wc.targets = {"h200"};
+      wc.targets = targets;
       wc.lease_ms = 2000;
       wc.idle_wait_ms = 50;
       auto env = cpu ? service::fake_cpu_environment() : service::fake_gpu_environment();

@@ -23,11 +23,25 @@ const suite& test_suite();
 /// A Solution for gemm_n7168_k5120 whose kernel.cu holds `code` (fake-evaluator markers decide).
 ordered_json gemm_solution(const std::string& code, const std::string& name = "k");
 
+/// Sends bytes on a fresh connection to 127.0.0.1:port and returns everything the server answers
+/// until it closes or one whole response (headers and Content-Length bytes) is in.
+std::string raw_exchange(int port, const std::string& bytes);
+
+struct service_setup {
+  std::string token;                             ///< "" for none
+  int cpu_workers = 1, gpu_workers = 1;          ///< worker loops to run (0 for a queue nobody serves)
+  std::size_t max_body = 1u << 20;
+  std::string default_target = "h200";           ///< "" = the one the live GPU workers serve
+  std::vector<std::string> gpu_targets = {"h200"};
+  int64_t unserved_after_ms = 0;                 ///< 0: jobs nothing serves wait forever
+};
+
 class in_process_service {
  public:
   /// token: "" for none. workers: CPU and GPU loops to run (0 for a queue nobody serves).
   explicit in_process_service(const std::string& token = "", int cpu_workers = 1, int gpu_workers = 1,
                               std::size_t max_body = 1u << 20);
+  explicit in_process_service(const service_setup& setup);
   ~in_process_service();
 
   [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(m_server->port()); }

@@ -48,8 +48,10 @@ std::vector<std::string> service_processes::common_args() const {
 
 void service_processes::start_server() {
   auto argv = common_args();
+  // The workers start beside the server and register a moment later: the default target is named
+  // rather than taken from them, so the first submissions do not race their registration.
   argv.insert(argv.end(), {"serve", "--listen", fmt::format("127.0.0.1:{}", m_port), "--queue", m_options.queue,
-                           "--no-local-workers", "--threads", "32"});
+                           "--no-local-workers", "--threads", "32", "--target", "h200"});
   argv.insert(argv.end(), m_options.timing.begin(), m_options.timing.end());
   argv.insert(argv.end(), m_options.serve_args.begin(), m_options.serve_args.end());
   ++m_server_starts;

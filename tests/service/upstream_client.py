@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """A client for upstream PTXBench's profiling-service API (FlashInfer-Bench's `serve` app), written
 for PTXBench's `ptxbench serve`, standard library only (urllib). It speaks upstream's API exactly:
-POST /evaluate, /sanitize, /profile -> {task_id, normalized_solution_name}; GET /tasks/{id}?timeout=S
+POST /evaluate, /sanitize, /profile, /debug -> {task_id, normalized_solution_name}; GET /tasks/{id}?timeout=S
 (long-poll); POST /tasks/batch {task_ids, timeout}; GET /health, /definitions, /definitions/{name},
 /definitions/{name}/workloads, /workloads/{uuid}. Field names are upstream's; PTXBench's extra
 "ptxbench" field in a TaskResponse is read only where a caller asks for it.
+
+`agent_turn` does what upstream's agent client does with one candidate each turn (the test.py its
+template_compile_measure_cuda.txt renders, re-expressed here): memcheck up to twice, stopping at the
+first real fault; then /evaluate; after a RUNTIME_ERROR or TIMEOUT, /debug, whose report
+(logs[0].metadata) replaces the failing traces' logs.
 
   upstream_client.py --url URL self-test                 # the CI check (a server with the fake evaluator)
   upstream_client.py --url URL submit FILE... [--definition NAME] [--kind evaluate|sanitize|profile]
@@ -91,6 +96,9 @@ class UpstreamClient:
     def profile(self, solution, workload_uuids=None, **options):
         return self.submit("profile", solution, workload_uuids, **options)
 
+    def debug(self, solution, workload_uuids=None, **options):
+        return self.submit("debug", solution, workload_uuids, **options)
+
     def task(self, task_id, timeout=30):
         return self._request("GET", f"/tasks/{task_id}?timeout={timeout}", read_timeout=timeout + 30)
 
@@ -163,6 +171,94 @@ def check_task_response(t):
         assert set(log) >= {"definition", "workload", "solution"}, log.keys()
 
 
+def sanitizer_fault(logs):
+    """TIMEOUT or RUNTIME_ERROR when a sanitize task's logs report a real fault, else None (upstream's
+    rule: driver-probe blocks about cuGetProcAddress_v2 are noise; "Program hit" is a fault)."""
+    for entry in logs or []:
+        kept, skipping = [], False
+        for line in (entry.get("log") or "").split("\n"):
+            if "Program hit" in line and "cuGetProcAddress_v2" in line:
+                skipping = True
+            elif skipping:
+                skipping = line.strip() != "========="
+            else:
+                kept.append(line)
+        text = "\n".join(kept)
+        if "timed out after" in text.lower():
+            return "TIMEOUT"
+        if "Program hit" in text:
+            return "RUNTIME_ERROR"
+    return None
+
+
+def render_debug_report(metadata):
+    """The text upstream's client puts in place of a failing trace's log: every section that exists,
+    titled, except the report's own header section."""
+    parts = []
+    for title, section in metadata.items():
+        if title == "FlashInfer CUDA debug report" or (isinstance(section, dict) and not section.get("exist")):
+            continue
+        parts += [str(title), "-" * 80]
+        if isinstance(section, dict) and section.get("msg"):
+            parts.append(str(section["msg"]))
+        parts.append("")
+    text = "\n".join(parts).rstrip()
+    return text + "\n" if text else ""
+
+
+def agent_turn(client, solution, uuid, sanitize_runs=2):
+    """One turn of upstream's agent client against the service; returns (traces, debug_report)."""
+    def debug_report(status):
+        task_id, _ = client.debug(solution, [uuid], sanitizer_types=["memcheck"], timeout=120, max_lines=None,
+                                  print_limit=100, source_context_lines=4, enable_coredump=status == "TIMEOUT",
+                                  coredump_grace_seconds=30)
+        d = client.wait(task_id, max_wait=360)
+        check_task_response(d)
+        assert d["status"] == "completed" and d["kind"] == "debug", d
+        metadata = (d.get("logs") or [{}])[0].get("metadata")
+        assert isinstance(metadata, dict), "a debug task answers with logs[0].metadata"
+        return render_debug_report(metadata)
+
+    for _ in range(sanitize_runs):
+        task_id, _ = client.sanitize(solution, [uuid], sanitizer_types=["memcheck"], print_limit=1, max_lines=None,
+                                     timeout=120)
+        s = client.wait(task_id, max_wait=360)
+        check_task_response(s)
+        assert s["status"] == "completed", s
+        fault = sanitizer_fault(s.get("logs"))
+        if fault:
+            report = debug_report(fault)
+            traces = []
+            for entry in s["logs"]:
+                entry["evaluation"] = {"status": fault, "log": report or entry.get("log", "")}
+                traces.append(entry)
+            return traces, report
+    task_id, _ = client.evaluate(solution, [uuid])
+    e = client.wait(task_id, max_wait=240)
+    check_task_response(e)
+    assert e["status"] == "completed", e
+    traces = e.get("traces") or []
+    statuses = {t["evaluation"]["status"] for t in traces}
+    report = ""
+    if statuses & {"RUNTIME_ERROR", "TIMEOUT"}:
+        report = debug_report("TIMEOUT" if "TIMEOUT" in statuses else "RUNTIME_ERROR")
+        for t in traces:
+            if report and t["evaluation"]["status"] in ("RUNTIME_ERROR", "TIMEOUT"):
+                t["evaluation"]["log"] = report
+    return traces, report
+
+
+def expect_refusal(call, status, check=None):
+    try:
+        call()
+    except ServiceError as e:
+        assert e.status == status, (e.status, e.detail)
+        if check:
+            check(e.detail)
+        return e.detail
+    raise AssertionError(f"expected HTTP {status}")
+
+
 def self_test(client):
     """Against a server whose workers use the fake evaluator (its verdicts come from markers)."""
     h = client.health()
@@ -219,7 +315,43 @@ def self_test(client):
             raise AssertionError(f"expected HTTP {status}")
         except ServiceError as e:
             assert e.status == status and isinstance(e.detail, str) and e.detail, (e.status, e.detail)
-    print(f"upstream client self-test: OK ({len(ids) + 3} tasks, batch, long-poll, sanitize, cache, errors)")
+    # Upstream's agent client, one turn per candidate: a passing kernel, one that faults on the GPU
+    # (its debug report replaces the log), one that does not compile.
+    passing, _ = agent_turn(client, sol("// wgmma FAKE_SPEEDUP=1.1 turn\n", "turn_ok"), uuid)
+    assert [t["evaluation"]["status"] for t in passing] == ["PASSED"], passing
+    faulty_code = "".join("// FAKE_RUNTIME_ERROR\n" if i == 1 else ("  C[i] = acc;\n" if i == 42 else "//\n") for i in range(1, 50))
+    faulty, report = agent_turn(client, sol(faulty_code, "turn_fault"), uuid)
+    assert [t["evaluation"]["status"] for t in faulty] == ["RUNTIME_ERROR"], faulty
+    assert "Most precise CUDA fault" in report and "kernel.cu:42" in report, report
+    assert faulty[0]["evaluation"]["log"] == report, "the debug report replaces the failing trace's log"
+    broken, _ = agent_turn(client, sol("#error turn\n", "turn_broken"), uuid)
+    assert [t["evaluation"]["status"] for t in broken] == ["COMPILE_ERROR"], broken
+    assert broken[0]["evaluation"]["environment"]["hardware"], "upstream's Trace requires a hardware name"
+
+    # What upstream's service tests expect of the API.
+    expect_refusal(lambda: client._request("POST", "/evaluate", []), 422, lambda d: isinstance(d, list) and d[0]["loc"] == ["body"])
+    expect_refusal(lambda: client.evaluate(dict(good, author=None)), 422,
+                   lambda d: d[0]["loc"] == ["body", "solution", "author"] and d[0]["type"] == "missing")
+    expect_refusal(lambda: client.evaluate(good, baseline_cache_mode="invalid"), 422)
+    expect_refusal(lambda: client.evaluate(good, timeout=0), 422)
+    expect_refusal(lambda: client.task("0" * 32, timeout=-1), 422, lambda d: d[0]["loc"] == ["query", "timeout"])
+    expect_refusal(lambda: client._request("POST", "/tasks/batch", {"task_ids": [123]}), 422)
+    expect_refusal(lambda: client.evaluate(good, run_baseline=False), 400, lambda d: "no `outputs`" in d)
+    assert client.batch([], timeout=-1) == []
+    t = client.wait(client.evaluate(good, ["nonexistent_uuid"])[0])
+    assert t["status"] == "failed" and "No workloads found" in t["error"], t
+    py = {"name": "correct", "definition": name, "author": "test",
+          "spec": {"language": "python", "target_hardware": ["cuda"], "entry_point": "pkg/main.py::kernel",
+                   "destination_passing_style": False},
+          "sources": [{"path": "pkg/main.py", "content": "import torch\n\ndef kernel(X):\n    return X * 2  # FAKE_SPEEDUP=1.0\n"}]}
+    p = client.wait(client.evaluate(py)[0])
+    check_task_response(p)
+    assert p["status"] == "completed", p
+    root = client._request("GET", "/")
+    assert {"name", "version", "commit", "upstream", "docs", "endpoints"} <= set(root), root.keys()
+    assert any(e["path"] == "/debug" for e in root["endpoints"])
+    print(f"upstream client self-test: OK ({len(ids) + 3} tasks, batch, long-poll, sanitize, cache, errors; "
+          "three agent turns with /debug; upstream's status codes)")
 
 
 def submit_files(client, args):

@@ -58,18 +58,22 @@ TEST(SupervisionSchema, ParsesAndRejects) {
 TEST(SupervisionJsonl, TornTailIsReportedAndCutBeforeAppending) {
   auto dir = ptxbench::testing::make_temp_dir("jsonl");
   fs::path file = dir / "x.jsonl";
-  ASSERT_TRUE(write_file_atomic(file, "{\"a\":1}\n{\"a\":2}\n{\"a\":"));
+  ASSERT_TRUE(write_file_atomic(file, "{\"format\":\"f/1\",\"a\":1}\n{\"format\":\"f/1\",\"a\":2}\n{\"format\":\"f/1\",\"a\":"));
   auto c = read_jsonl(file, 1 << 20);
   ASSERT_TRUE(c) << c.err().message;
   EXPECT_EQ(c->records.size(), 2u);
   EXPECT_TRUE(c->torn_tail);
   {
-    auto app = jsonl_appender::open(file);
+    auto app = jsonl_appender::open(file, "f/1");
     ASSERT_TRUE(app) << app.err().message;
-    ASSERT_TRUE((*app)->append({{"a", 3}}));
+    ASSERT_TRUE((*app)->append({{"format", "f/1"}, {"a", 3}}));
   }
   auto text = read_file(file, 1 << 20);
-  EXPECT_EQ(*text, "{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n");
+  EXPECT_EQ(*text, "{\"format\":\"f/1\",\"a\":1}\n{\"format\":\"f/1\",\"a\":2}\n{\"format\":\"f/1\",\"a\":3}\n");
+  // A kill in the first bytes of the first record leaves a prefix of its beginning: cut.
+  ASSERT_TRUE(write_file_atomic(file, "{\"for"));
+  ASSERT_TRUE(jsonl_appender::open(file, "f/1"));
+  EXPECT_EQ(*read_file(file, 1 << 20), "");
   // A torn multi-byte character at the end is a torn tail, not a binary file.
   ASSERT_TRUE(write_file_atomic(file, "{\"a\":1}\n{\"a\":\"\xC3"));
   c = read_jsonl(file, 1 << 20);
@@ -77,6 +81,23 @@ TEST(SupervisionJsonl, TornTailIsReportedAndCutBeforeAppending) {
   EXPECT_TRUE(c->torn_tail);
   ASSERT_TRUE(write_file_atomic(file, "{\"a\":1}\n\n"));
   EXPECT_EQ(read_jsonl(file, 1 << 20).err().message, file.string() + ":2: blank line (expected one JSON object per line)");
+  fs::remove_all(dir);
+}
+
+// Issue 27, new-user probe 1: a file without a final newline that this appender did not write (a note,
+// a one-line trajectory, a record of another format, a complete record) is refused and left as it was.
+TEST(SupervisionJsonl, ALastLineThatIsNotHalfOfOurRecordIsNeverCut) {
+  auto dir = ptxbench::testing::make_temp_dir("jsonl");
+  fs::path file = dir / "important.txt";
+  for (const std::string& text : {std::string("remember: the TMA box is 64x64"), std::string("{\"format\":\"ptxbench.trajectory/1\",\"turns\":[]}"),
+                                  std::string("{\"format\":\"other/1\",\"a\":"), std::string("{\"format\":\"f/1\",\"a\":1}"),
+                                  std::string("{\"format\":\"f/1\"}\nfree text")}) {
+    ASSERT_TRUE(write_file_atomic(file, text));
+    auto app = jsonl_appender::open(file, "f/1");
+    ASSERT_FALSE(app) << text;
+    EXPECT_NE(app.err().message.find("is not a half-written f/1 record"), std::string::npos) << app.err().message;
+    EXPECT_EQ(*read_file(file, 1 << 20), text) << "nothing cut, nothing appended";
+  }
   fs::remove_all(dir);
 }
 

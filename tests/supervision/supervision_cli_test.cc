@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "core/file_io.h"
 #include "core/process.h"
 #include "core/sha256.h"
@@ -172,10 +174,10 @@ TEST_F(SupervisionCli, EachArmRecordsItsSupervisionAndMetricsPutsThemSideBySide)
   expect_usage_error(run_arm("notes", {"--repair-notes", (m_dir / "notes.jsonl").string(), "--retrieval", "notes+kernel"}),
                      "supervision.notes.mode is \"notes\" in the file but \"notes+kernel\" now");
   // Without plan.json the trajectory files themselves refuse the other document.
-  fs::rename(m_dir / "guidance" / "plan.json", m_dir / "guidance" / "plan.json.bak");
+  fs::rename(m_dir / "guidance" / "plan.json", m_dir / "guidance-plan.json.bak");  // outside: the folder stays a run's
   expect_usage_error(run_arm("guidance", {"--guidance", (m_dir / "guidance2.md").string()}),
                      "supervision.guidance.sha256 is \"" + sha.substr(0, 20));
-  fs::rename(m_dir / "guidance" / "plan.json.bak", m_dir / "guidance" / "plan.json");
+  fs::rename(m_dir / "guidance-plan.json.bak", m_dir / "guidance" / "plan.json");
   // The same command resumes (nothing left to do).
   auto again = run_arm("guidance", {"--guidance", (m_dir / "guidance.md").string()});
   EXPECT_TRUE(again.succeeded()) << again.err;
@@ -307,6 +309,73 @@ TEST_F(SupervisionCli, NotesCollectTurnsAPairsDirectoryIntoNotes) {
   auto check = ptx({"notes", "check", (m_dir / "out" / "notes.jsonl").string()});
   ASSERT_TRUE(check.succeeded()) << check.err;
   EXPECT_NE(check.out.find("2 notes (2 instruction notes) over 1 wrong kernels"), std::string::npos) << check.out;
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// Issue 27, new-user probes 1, 8 and 9: each refusal is exit 2 with its exact first line, and the
+// files involved are left exactly as they were.
+TEST_F(SupervisionCli, NotesCollectNeverCutsAFileItDidNotWrite) {
+  ptxbench::testing::write_pairs_dir(m_dir / "pairs", {{"p0"}});
+  ordered_json teacher = {{"messages", {{{"role", "assistant"},
+                                         {"content", "```json\n" + ptxbench::testing::note_object({"x"}).dump() + "\n```"}}}}};
+  ASSERT_TRUE(write_file_atomic(m_dir / "teacher.json", teacher.dump()));
+  std::string trajectory = R"({"format": "ptxbench.trajectory/1", "messages": [)" + std::string(74000, ' ') + "]}";
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"important.txt", "remember: fence before wgmma"}, {"t.json", trajectory}}) {
+    const fs::path file = m_dir / name;
+    ASSERT_TRUE(write_file_atomic(file, text));
+    auto r = ptx({"notes", "collect", (m_dir / "pairs").string(), "--model", "replay:" + (m_dir / "teacher.json").string(),
+                  "--out", file.string()});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(first_line(r.err),
+              fmt::format("ptxbench: {}: its last line ({} bytes) has no newline and is not a half-written "
+                          "ptxbench.repair-note/1 record; not touching a file this command did not write (choose "
+                          "another file)",
+                          file.string(), text.size()));
+    EXPECT_EQ(*read_file(file, 1 << 20), text) << name << " was changed";
+  }
+}
+
+TEST_F(SupervisionCli, ReasonTakesOnlyItsOwnKindOfSource) {
+  ptxbench::testing::write_pairs_dir(m_dir / "pairs", {{"p0"}});
+  fs::create_directories(m_dir / "kernels");
+  ASSERT_TRUE(write_file_atomic(m_dir / "kernels" / "manifest.json", R"({"format": "ptxbench.kernelgen/1"})"));
+  const std::string model = "replay:" + (m_dir / "replay.json").string();
+  auto k = ptx({"kernelgen", "reason", (m_dir / "pairs").string(), "--model", model, "--out", (m_dir / "r1").string()});
+  EXPECT_EQ(k.exit_code, 2) << k.err;
+  EXPECT_EQ(k.err, fmt::format("ptxbench: {}: a pairs directory (`ptxbench fixit pairs`); `ptxbench kernelgen reason` "
+                               "takes a kernels directory (`ptxbench kernelgen collect`)\n",
+                               (m_dir / "pairs").string()));
+  auto f = ptx({"fixit", "reason", (m_dir / "kernels").string(), "--model", model, "--out", (m_dir / "r2").string()});
+  EXPECT_EQ(f.exit_code, 2) << f.err;
+  EXPECT_EQ(f.err, fmt::format("ptxbench: {}: a kernels directory (`ptxbench kernelgen collect`); `ptxbench fixit reason` "
+                               "takes a pairs directory (`ptxbench fixit pairs`)\n",
+                               (m_dir / "kernels").string()));
+  EXPECT_FALSE(fs::exists(m_dir / "r1"));
+  EXPECT_FALSE(fs::exists(m_dir / "r2"));
+}
+
+TEST_F(SupervisionCli, AResumeWithoutTheGuidanceNamesItsArmAndARunNeverWritesIntoAnotherCommandsFolder) {
+  ASSERT_TRUE(run_arm("g", {"--guidance", (m_dir / "guidance.md").string()}).succeeded());
+  auto r = run_arm("g", {});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const std::string line = first_line(r.err);
+  EXPECT_EQ(line.find("arm '?'"), std::string::npos) << line;
+  const std::string sha8 = sha256_hex(m_guidance).substr(0, 8);
+  EXPECT_EQ(line, fmt::format("ptxbench: {} was written for a different run: the file was written under supervision arm "
+                              "'guidance:{}' but this run uses none; re-run the same command to resume, or choose a new --out",
+                              (m_dir / "g" / "plan.json").string(), sha8));
+  // A folder another command filled (here: a notes file) is not a run's.
+  fs::create_directories(m_dir / "other");
+  ASSERT_TRUE(write_file_atomic(m_dir / "other" / "notes.jsonl", "{}\n"));
+  auto o = run_arm("other", {});
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(o.err, fmt::format("ptxbench: --out {} holds files a run did not write (notes.jsonl); a run writes into a new "
+                               "folder or resumes its own (plan.json): choose a new --out\n",
+                               (m_dir / "other").string()));
+  EXPECT_FALSE(fs::exists(m_dir / "other" / "plan.json"));
+  EXPECT_FALSE(fs::exists(m_dir / "other" / ".run.lock"));
 }
 
 }  // namespace

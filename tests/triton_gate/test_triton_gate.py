@@ -77,7 +77,8 @@ class Fixtures(unittest.TestCase):
         marked = set()
         for path in fixtures("rejected"):
             marked |= {rule for rule, _ in expected_findings(path)}
-        self.assertEqual(set(triton_gate.RULES) - marked, {"size"})  # size: see Cli.test_size_limit
+        # size: see Cli.test_size_limit; entry-signature needs --arity: see Rules.test_arity_*
+        self.assertEqual(set(triton_gate.RULES) - marked, {"size", "entry-signature"})
 
     def test_unparsable_files_exit_2_with_one_line_and_a_json_object(self):
         paths = fixtures("unparsable")
@@ -130,6 +131,22 @@ class Rules(unittest.TestCase):
         body = "def run(Q, K, V, sm_scale, O):\n    s = sm_scale * 1.44\n    t = -Q\n"
         self.assertEqual(self.findings(body), set())  # Q is never used as a tensor: unknown
         self.assertEqual(self.findings(body, scalar_positions={3}), {("tensor-arithmetic", 3)})
+
+    def test_arity_the_entry_cannot_take_is_a_finding(self):
+        # Issue 27 (new-user probe 6): a three-tensor task's harness calls run(A, B, C).
+        jit = "@triton.jit\ndef k2(a):\n    pass\n\n"
+        for entry in ("def run(A, B):\n    k2[(1,)](A)\n", "def run():\n    pass\n",
+                      "def run(A, B, C, D):\n    k2[(1,)](A)\n", "def run(A, B, C, *, stream):\n    k2[(1,)](A)\n"):
+            with self.subTest(entry=entry.splitlines()[0]):
+                self.assertEqual(self.findings(jit + entry, arity=3), {("entry-signature", 5)})
+                self.assertEqual(self.findings(jit + entry), set())  # without the definition: not checked
+
+    def test_arity_accepts_what_binds_positionally(self):
+        jit = "@triton.jit\ndef k2(a):\n    pass\n\n"
+        for entry in ("def run(A, B, C):\n    k2[(1,)](A)\n", "def run(A, B, C, D=None):\n    k2[(1,)](A)\n",
+                      "def run(*tensors):\n    k2[(1,)](tensors[0])\n", "def run(A, B, C, *, s=1):\n    k2[(1,)](A)\n"):
+            with self.subTest(entry=entry.splitlines()[0]):
+                self.assertEqual(self.findings(jit + entry, arity=3), set())
 
     def test_tensors_are_followed_through_assignments_and_views(self):
         body = ("def run(A, B, C):\n    n = A.numel()\n    x = A.view(-1)\n    y = x[0:4]\n"

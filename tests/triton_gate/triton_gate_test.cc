@@ -140,6 +140,29 @@ TEST(TritonGateWrapper, ScalarPositionsReachTheGate) {
   fs::remove_all(dir);
 }
 
+// Issue 27 (new-user probe 6): the caller names the entry's arity (inputs + outputs); an entry that
+// cannot take that call is a finding, not "built".
+TEST(TritonGateWrapper, ArityReachesTheGate) {
+  SKIP_WITHOUT_PYTHON();
+  const fs::path dir = fs::temp_directory_path() / ("triton_gate_arity_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "kernel.py";
+  std::ofstream(file) << "import triton\nimport triton.language as tl\n\n@triton.jit\ndef k(x):\n    pass\n\n"
+                         "def run(A, B):\n    k[(1,)](A)\n";
+  auto opts = options();
+  auto unchecked = check_triton_source(file, opts);
+  ASSERT_TRUE(unchecked.ok()) << unchecked.err().message;
+  EXPECT_TRUE(unchecked->empty());
+  opts.arity = 3;
+  auto checked = check_triton_source(file, opts);
+  ASSERT_TRUE(checked.ok()) << checked.err().message;
+  ASSERT_EQ(checked->size(), 1u);
+  EXPECT_EQ(checked->front().rule, "entry-signature");
+  EXPECT_EQ(checked->front().line, 8);
+  EXPECT_NE(checked->front().message.find("takes 2 positional parameters"), std::string::npos) << checked->front().message;
+  fs::remove_all(dir);
+}
+
 TEST(TritonGateWrapper, MissingCandidateIsAnError) {
   auto r = check_triton_source(k_fixtures / "no-such-file.py", options());
   ASSERT_FALSE(r.ok());
