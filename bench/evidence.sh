@@ -24,6 +24,7 @@ part_scripts() {
     gqa)             echo "250 eval/gqa.sh" ;;
     agent)           echo "200 agents/agent_replay.sh"; echo "360 eval/gpu_host_tests.sh" ;;
     newuser)         echo "300 agents/newuser_cli.sh" ;;
+    harbor)          echo "300 agents/harbor_gpu.sh" ;;
     exploits)        echo "570 eval/exploits.sh" ;;
     sandbox)         echo "120 eval/sandbox_probe.sh"; echo "450 eval/sandbox_exploits.sh" ;;
     timing)          echo "300 eval/trusted_timing.sh" ;;
@@ -43,7 +44,7 @@ part_scripts() {
     *) return 1 ;;
   esac
 }
-PARTS="gemm attention probe gqa agent newuser exploits sandbox timing regression upstream smoke selftest service parity scaling speed
+PARTS="gemm attention probe gqa agent newuser harbor exploits sandbox timing regression upstream smoke selftest service parity scaling speed
 triton triton-exploits fixit train supervision"
 
 if [ $# -eq 0 ] || [ "$1" = -h ] || [ "$1" = --help ]; then

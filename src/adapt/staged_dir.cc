@@ -45,9 +45,15 @@ result<staged_dir> staged_dir::create(const fs::path& destination) {
   return staged_dir(destination, staging);
 }
 
-result<std::string> staged_dir::write(const std::string& relative, const std::string& content) {
+result<std::string> staged_dir::write(const std::string& relative, const std::string& content, bool executable) {
   if (!is_safe_relative(relative)) return make_error(fmt::format("internal: unsafe output path '{}'", relative));
   if (auto w = write_file_atomic(m_staging / relative, content); !w) return w.err();
+  if (executable) {
+    std::error_code ec;
+    fs::permissions(m_staging / relative, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::add, ec);
+    if (ec) return make_error(fmt::format("{}: cannot make it executable: {}", (m_staging / relative).string(), ec.message()));
+  }
   std::string hash = sha256_hex(content);
   m_files[relative] = hash;
   return hash;

@@ -20,7 +20,8 @@ class staged_dir {
   static result<staged_dir> create(const std::filesystem::path& destination);
 
   /// Writes `content` at `relative` (folders created) and records its sha256. Returns the hash.
-  result<std::string> write(const std::string& relative, const std::string& content);
+  /// `executable`: also executable by everyone who may read it (a script).
+  result<std::string> write(const std::string& relative, const std::string& content, bool executable = false);
   /// Writes a content-addressed copy under `folder`/<sha256>.<ext> once; returns its relative path.
   result<std::string> write_deduplicated(const std::string& folder, const std::string& content, const std::string& ext);
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "verdict/reported_speedup.h"
+
 namespace ptxbench::agent {
 namespace {
 
@@ -151,13 +153,6 @@ std::string event_name(turn_event e) {
 
 bool is_infra_verdict(const verdict& v) { return v.outcome() == eval_outcome::infra_error; }
 
-std::optional<double> verdict_speedup(const verdict& v) {
-  if (v.timing && v.timing->speedup > 0) return v.timing->speedup;
-  if (v.flashinfer_trace && v.flashinfer_trace->eval && v.flashinfer_trace->eval->performance)
-    return v.flashinfer_trace->eval->performance->speedup_factor;
-  return std::nullopt;
-}
-
 turn_assessment assess_verdict(const verdict& v, double target_speedup) {
   turn_assessment a;
   a.label = v.outcome();
@@ -168,7 +163,7 @@ turn_assessment assess_verdict(const verdict& v, double target_speedup) {
   }
   a.all_passed = v.passed();
   a.returncode = a.all_passed || a.label == eval_outcome::built ? 0 : 1;
-  if (a.all_passed) a.speedup = verdict_speedup(v);
+  if (a.all_passed) a.speedup = reported_speedup(v);
   a.target_correct = v.target_correct();
   a.target_met = a.target_correct && target_speedup > 0 && a.speedup && *a.speedup >= target_speedup;
   return a;

@@ -45,7 +45,4 @@ std::string no_code_feedback(const std::string& problem, const std::string& lang
 /// The observation message: "<returncode>RC</returncode>\n<output>\nTEXT</output>" (upstream's template).
 std::string observation_message(int returncode, const std::string& text);
 
-/// The speedup a verdict reports (timing, else the FlashInfer trace), or nullopt.
-std::optional<double> verdict_speedup(const verdict& v);
-
 }  // namespace ptxbench::agent

@@ -90,11 +90,9 @@ result<agent::evaluator_factory> evaluator_factory_for(const std::string& evalua
     // A PTXBench service: evaluations are queued there; this machine needs no GPU.
     service::client_settings cs;
     cs.url = evaluator;
-    if (!token_file.empty()) {
-      auto token = read_token_file(token_file);
-      if (!token) return token.err();
-      cs.token = *token;
-    }
+    auto token = client_token(token_file);
+    if (!token) return token.err();
+    cs.token = *token;
     if (auto probe = service::service_client::create(cs); !probe) return probe.err();
     cs.cancel = &g_interrupted;
     cs.on_retry = [](const std::string& line) { std::fprintf(stderr, "ptxbench: evaluator: %s\n", line.c_str()); };

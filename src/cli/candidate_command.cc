@@ -95,7 +95,7 @@ int severity(exit_status s) {
   }
 }
 
-// --remote's connection settings: the URL and, with --token-file, the bearer token.
+// --remote's connection settings: the URL and the bearer token (--token-file, else $PTXBENCH_SERVICE_TOKEN).
 result<service::client_settings> remote_settings(const candidate_options& opts) {
   service::client_settings cs;
   cs.url = opts.remote;
@@ -105,11 +105,9 @@ result<service::client_settings> remote_settings(const candidate_options& opts) 
     std::lock_guard lock(*said);
     std::fprintf(stderr, "ptxbench: %s\n", line.c_str());
   };
-  if (!opts.token_file.empty()) {
-    auto token = read_token_file(opts.token_file);
-    if (!token) return token.err();
-    cs.token = *token;
-  }
+  auto token = client_token(opts.token_file);
+  if (!token) return token.err();
+  cs.token = *token;
   return cs;
 }
 

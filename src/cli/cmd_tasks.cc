@@ -1,5 +1,6 @@
 // `ptxbench tasks [--json]` lists the suite; `ptxbench tasks show NAME` prints one task as the model
-// sees it (definition plus the concrete workload axes and shapes).
+// sees it (definition plus the concrete workload axes and shapes); `ptxbench tasks export` is in
+// cmd_tasks_export.cc.
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -10,32 +11,6 @@
 
 namespace ptxbench::cli {
 namespace {
-
-ordered_json task_summary_json(const task& t, const suite& s) {
-  ordered_json targets = ordered_json::array();
-  for (const auto& name : t.targets) {
-    const target_info* ti = s.find_target(name);
-    targets.push_back({{"name", name},
-                       {"gpu", ti->gpu_name},
-                       {"arch", ti->arch},
-                       {"required_families", ti->required_families},
-                       {"verification", ti->verification}});
-  }
-  ordered_json axes = ordered_json::object();
-  for (const auto& [k, v] : resolve_axes(t.wl, t.def)) axes[k] = v;
-  return {{"name", t.name},
-          {"problem", t.problem},
-          {"op_type", t.def.op_type},
-          {"workload_uuid", t.wl.uuid},
-          {"axes", axes},
-          {"baseline", t.baseline},
-          {"tolerance", {{"atol", t.tol.atol}, {"rtol", t.tol.rtol}}},
-          {"correctness_trials", t.correctness_trials},
-          {"targets", targets},
-          {"status", t.status},
-          {"held_out", t.held_out},
-          {"definition", (s.root.filename() / t.definition_path.lexically_relative(s.root)).string()}};
-}
 
 std::string axes_text(const task& t) {
   std::string out;
@@ -69,7 +44,7 @@ void print_table(const suite& s) {
 }  // namespace
 
 void add_tasks_command(CLI::App& app, context& ctx) {
-  auto* cmd = app.add_subcommand("tasks", "list the task suite, or show one task as the model sees it");
+  auto* cmd = app.add_subcommand("tasks", "list the task suite, show one task as the model sees it, or export tasks for coding agents (Harbor)");
   auto json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "machine-readable output");
   auto* show = cmd->add_subcommand("show", "print the task definition JSON the model will see, with concrete axes");
@@ -77,8 +52,10 @@ void add_tasks_command(CLI::App& app, context& ctx) {
   show->add_option("name", *name, "task name")->required();
   // The model's view is JSON already; --json is accepted here too, as on `tasks` and every other command.
   show->add_flag("--json", *json, "machine-readable output (the same JSON: it is what the model sees)");
+  add_tasks_export_subcommand(*cmd, ctx);
 
   cmd->callback([&ctx, cmd, show, json, name]() {
+    if (cmd->get_subcommand("export")->parsed()) return;  // cmd_tasks_export.cc did the work
     auto s = load_suite(ctx.suite_dir());
     if (!s) { ctx.exit = report_error(s.err().message, exit_status::usage); return; }
     if (show->parsed()) {

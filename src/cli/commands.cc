@@ -4,7 +4,8 @@ namespace ptxbench::cli {
 
 const std::vector<command>& all_commands() {
   static const std::vector<command> table = {
-      {"tasks", "list the task suite, or show one task as the model sees it", add_tasks_command},
+      {"tasks", "list the task suite, show one task as the model sees it, or export tasks for coding agents (Harbor)",
+       add_tasks_command},
       {"check", "gate, build, link-gate and statically check a candidate kernel (no GPU needed)", add_check_command},
       {"eval", "the whole pipeline on the local GPU: sanitize, correctness, timing, runtime instruction check",
        add_eval_command},
@@ -22,6 +23,8 @@ const std::vector<command>& all_commands() {
       {"kernelgen", "KernelGen data: a teacher's correct kernels with a second teacher's rationale", add_kernelgen_command},
       {"sft", "SFT rows for train/ (Fixit or KernelGen), and the paper's dataset recipes s0-s6", add_sft_command},
       {"notes", "repair notes for the supervision arms: collect from Fixit pairs, check, schema", add_notes_command},
+      {"mcp", "a Model Context Protocol server on stdio: list, show, check and evaluate tasks from a coding agent",
+       add_mcp_command},
   };
   return table;
 }

@@ -23,6 +23,8 @@ struct command {
 const std::vector<command>& all_commands();
 
 void add_tasks_command(CLI::App& app, context& ctx);
+/// `export` under `tasks` (cmd_tasks_export.cc).
+void add_tasks_export_subcommand(CLI::App& tasks, context& ctx);
 void add_check_command(CLI::App& app, context& ctx);
 void add_eval_command(CLI::App& app, context& ctx);
 void add_sass_command(CLI::App& app, context& ctx);
@@ -39,5 +41,6 @@ void add_sft_command(CLI::App& app, context& ctx);
 /// `reason` under `fixit` or `kernelgen` (cmd_reason.cc).
 void add_reason_subcommand(CLI::App& parent, context& ctx, const std::string& command, const std::string& source_help);
 void add_notes_command(CLI::App& app, context& ctx);
+void add_mcp_command(CLI::App& app, context& ctx);
 
 }  // namespace ptxbench::cli

@@ -1,5 +1,7 @@
 #include "cli/service_options.h"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "cli/option_checks.h"
@@ -73,15 +75,29 @@ std::vector<std::string> queue_timing_args(const queue_timing& t) {
           "--poll-ms", std::to_string(t.poll_ms), "--reap-ms", std::to_string(t.reap_ms)};
 }
 
-result<std::string> read_token_file(const std::string& path) {
-  auto text = read_text_file(path, 4096);
-  if (!text) return text.err();
-  std::string token = *text;
+namespace {
+
+result<std::string> checked_token(std::string token, const std::string& source) {
   auto a = token.find_first_not_of(" \t\r\n"), b = token.find_last_not_of(" \t\r\n");
   token = a == std::string::npos ? "" : token.substr(a, b - a + 1);
   if (token.size() < 16 || token.find_first_of(" \t\r\n") != std::string::npos)
-    return make_error(fmt::format("{}: the token must be one word of at least 16 characters", path));
+    return make_error(fmt::format("{}: the token must be one word of at least 16 characters", source));
   return token;
+}
+
+}  // namespace
+
+result<std::string> read_token_file(const std::string& path) {
+  auto text = read_text_file(path, 4096);
+  if (!text) return text.err();
+  return checked_token(*text, path);
+}
+
+result<std::string> client_token(const std::string& token_file) {
+  if (!token_file.empty()) return read_token_file(token_file);
+  const char* env = std::getenv("PTXBENCH_SERVICE_TOKEN");
+  if (!env || !*env) return std::string();
+  return checked_token(env, "PTXBENCH_SERVICE_TOKEN");
 }
 
 }  // namespace ptxbench::cli

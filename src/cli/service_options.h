@@ -40,4 +40,9 @@ result<std::vector<int>> parse_devices(const std::string& text);
 /// Reads a bearer token file: one line, at least 16 characters, surrounding whitespace removed.
 result<std::string> read_token_file(const std::string& path);
 
+/// The token a client of the service sends: the --token-file when one is given, else
+/// $PTXBENCH_SERVICE_TOKEN when set (a container gets it from its environment, docs/coding-agents.md),
+/// else none (""). Either must be one word of at least 16 characters.
+result<std::string> client_token(const std::string& token_file);
+
 }  // namespace ptxbench::cli

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -16,11 +17,32 @@ result<line_reader::read_result> line_reader::read_line(double timeout_s) {
   auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(timeout_s));
   for (;;) {
     if (auto nl = m_buffer.find('\n'); nl != std::string::npos) {
+      if (m_skipping) {  // the end of an overlong line
+        m_skipping = false;
+        m_buffer.erase(0, nl + 1);
+        return read_result{read_kind::overlong, ""};
+      }
+      if (m_forgiving && nl > m_max) {
+        m_buffer.erase(0, nl + 1);
+        return read_result{read_kind::overlong, ""};
+      }
       read_result out{read_kind::line, m_buffer.substr(0, nl)};
       m_buffer.erase(0, nl + 1);
       return out;
     }
-    if (m_buffer.size() > m_max) return make_error(fmt::format("a message line is longer than {} bytes", m_max));
+    if (m_buffer.size() > m_max) {
+      if (!m_forgiving) return make_error(fmt::format("a message line is longer than {} bytes", m_max));
+      m_skipping = true;
+      m_buffer.clear();
+    }
+    if (m_closed) {
+      if (m_forgiving && m_skipping) {
+        m_skipping = false;
+        return read_result{read_kind::overlong, ""};
+      }
+      if (m_forgiving && !m_buffer.empty()) return read_result{read_kind::line, std::exchange(m_buffer, std::string())};
+      return read_result{read_kind::closed, ""};
+    }
     int wait_ms = -1;
     if (timeout_s >= 0) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
@@ -40,7 +62,16 @@ result<line_reader::read_result> line_reader::read_line(double timeout_s) {
       if (errno == EINTR || errno == EAGAIN) continue;
       return make_error(std::string("read: ") + std::strerror(errno));
     }
-    if (got == 0) return read_result{read_kind::closed, ""};
+    if (got == 0) {
+      m_closed = true;
+      continue;  // what is left in the buffer is answered above
+    }
+    if (m_skipping) {  // drop the overlong line's bytes as they come, keeping what follows its newline
+      const char* nl = static_cast<const char*>(std::memchr(chunk, '\n', static_cast<std::size_t>(got)));
+      if (!nl) continue;
+      m_buffer.assign(nl, chunk + got - nl);  // keeps the newline, so the branch above ends the skip
+      continue;
+    }
     m_buffer.append(chunk, static_cast<std::size_t>(got));
   }
 }

@@ -15,9 +15,14 @@ namespace ptxbench {
 
 class line_reader {
  public:
-  explicit line_reader(int fd, std::size_t max_line_bytes = 64u << 20) : m_fd(fd), m_max(max_line_bytes) {}
+  /// `forgiving`: for a writer we do not control (an MCP client on stdin). A line longer than the
+  /// cap is skipped up to its newline and reported as `overlong` (reading goes on), and a last line
+  /// without a newline is returned before `closed`. Otherwise both are what the harness protocol
+  /// never produces: an overlong line is an error and a torn last line is dropped.
+  explicit line_reader(int fd, std::size_t max_line_bytes = 64u << 20, bool forgiving = false)
+      : m_fd(fd), m_max(max_line_bytes), m_forgiving(forgiving) {}
 
-  enum class read_kind { line, timeout, closed };
+  enum class read_kind { line, timeout, closed, overlong };
   struct read_result {
     read_kind kind = read_kind::closed;
     std::string line;  ///< without the newline
@@ -29,6 +34,9 @@ class line_reader {
  private:
   int m_fd;
   std::size_t m_max;
+  bool m_forgiving;
+  bool m_skipping = false;  ///< forgiving: inside an overlong line, dropping bytes up to its newline
+  bool m_closed = false;
   std::string m_buffer;
 };
 

@@ -15,6 +15,7 @@ std::string_view warning_kind_name(warning_kind kind) {
     case warning_kind::duplicate_rows: return "duplicate_rows";
     case warning_kind::run_not_in_experiments: return "run_not_in_experiments";
     case warning_kind::experiment_without_turns: return "experiment_without_turns";
+    case warning_kind::other_task_evaluation: return "other_task_evaluation";
   }
   return "unknown";
 }

@@ -23,6 +23,7 @@ enum class warning_kind {
   duplicate_rows,            ///< identical copies of upstream rows; dropped
   run_not_in_experiments,    ///< upstream: a run with turns but no experiments.csv row
   experiment_without_turns,  ///< upstream: an experiments.csv row without turns
+  other_task_evaluation,     ///< Harbor: an evaluation of another task or target inside a trial; not counted
 };
 
 /// "unfinished_trajectory", ... (the `kind` field of metrics.json and warnings.csv).

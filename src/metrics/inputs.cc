@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "metrics/aggregate.h"
+#include "metrics/harbor_runs.h"
 
 namespace ptxbench::metrics {
 namespace fs = std::filesystem;
@@ -70,12 +71,15 @@ result<loaded_inputs> load_inputs(const input_spec& spec) {
                                          earlier->string())});
       continue;
     }
-    auto run = read_run_dir(dir);
+    // A `ptxbench run` directory, or a Harbor job of exported tasks (coding agents, metrics/harbor_runs.h).
+    const bool harbor = is_harbor_run(dir);
+    auto run = harbor ? read_harbor_run(dir) : read_run_dir(dir);
     if (!run) return run.err();
     read_dirs.push_back(dir);
     auto records = run_records(*run);
-    ordered_json src = {{"kind", "run_dir"}, {"path", dir.string()}, {"trajectories", run->trajectories.size()},
-                        {"records", records.size()}, {"warnings", run->warnings.size()}};
+    ordered_json src = {{"kind", harbor ? "harbor_job" : "run_dir"}, {"path", dir.string()},
+                        {"trajectories", run->trajectories.size()}, {"records", records.size()},
+                        {"warnings", run->warnings.size()}};
     if (is_cpu_only(*run)) {
       src["cpu_only"] = true;
       in.cpu_only_runs.push_back(run->dir);

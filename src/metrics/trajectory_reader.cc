@@ -223,7 +223,9 @@ result<run_data> read_run_dir(const fs::path& dir) {
   const fs::path folder = dir / "trajectories";
   std::error_code ec;
   if (!fs::is_directory(folder, ec))
-    return make_error(fmt::format("{}: not a run directory (no trajectories/ folder inside)", dir.string()));
+    return make_error(fmt::format("{}: not a run directory (no trajectories/ folder inside) nor a Harbor job (no trial "
+                                  "folder with agent/ or verifier/ inside)",
+                                  dir.string()));
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(folder, ec))
     if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());

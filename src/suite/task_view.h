@@ -12,4 +12,9 @@ namespace ptxbench {
 /// outputs, reference, and "workload": {uuid, axes (all resolved), shapes (per tensor)}.
 ordered_json task_view_json(const task& t);
 
+/// One task's entry in `ptxbench tasks --json` (and the MCP list_tasks tool): name, problem, op_type,
+/// workload uuid and axes, baseline, tolerance, trials, targets (with GPU, arch, required families,
+/// verification), status, held_out, and the definition file relative to the suite's parent.
+ordered_json task_summary_json(const task& t, const suite& s);
+
 }  // namespace ptxbench

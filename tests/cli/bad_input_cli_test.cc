@@ -243,9 +243,9 @@ TEST_F(BadInputCli, BadInputIsExitTwoInEverySubcommand) {
       {{"run", "--model", "", "--models-file", models, "--tasks", k_task, "--out", path("r")}, 2,
        "ptxbench: --model: empty name; a run records it and the metrics need one"},
       {{"metrics", path("missing"), "--out", path("m")}, 2,
-       "ptxbench: " + path("missing") + ": not a run directory (no trajectories/ folder inside)"},
+       "ptxbench: " + path("missing") + ": not a run directory (no trajectories/ folder inside) nor a Harbor job (no trial folder with agent/ or verifier/ inside)"},
       {{"report", path("missing"), "--out", path("r.html")}, 2,
-       "ptxbench: " + path("missing") + ": not a run directory (no trajectories/ folder inside)"},
+       "ptxbench: " + path("missing") + ": not a run directory (no trajectories/ folder inside) nor a Harbor job (no trial folder with agent/ or verifier/ inside)"},
   });
   EXPECT_FALSE(fs::exists(path("r"))) << "run created its folder for a bad command";
 }
@@ -311,7 +311,7 @@ TEST_F(BadInputCli, CommandLineHelpForNewcomers) {
   expect_cases({
       {{}, 2,
        "ptxbench: a subcommand is required: tasks, check, eval, sass, prompt, run, metrics, report, serve, worker, jobs, "
-       "fixit, kernelgen, sft, notes; `ptxbench --help` says what each does"},
+       "fixit, kernelgen, sft, notes, mcp; `ptxbench --help` says what each does"},
       {{"--taks"}, 2, "ptxbench: unknown option '--taks' (did you mean the subcommand 'tasks'?)"},
       {{"run", "--taks", k_task}, 2, "ptxbench: unknown option '--taks' (did you mean '--tasks'?)"},
       {{"check", fixture_kernel("naive_gemm_sm90a.cu"), "--tsak", k_task}, 2,

@@ -65,7 +65,7 @@ TEST_F(MetricsCli, BadInputIsOneLineAndExitCode2) {
   EXPECT_EQ(r.err, "ptxbench: nothing to read: give one or more RUN_DIRs and/or --import-upstream FILE\n");
   auto bad = run({"metrics", m_dir.string(), "--out", m_dir.string()});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(bad.err, "ptxbench: " + m_dir.string() + ": not a run directory (no trajectories/ folder inside)\n");
+  EXPECT_EQ(bad.err, "ptxbench: " + m_dir.string() + ": not a run directory (no trajectories/ folder inside) nor a Harbor job (no trial folder with agent/ or verifier/ inside)\n");
   EXPECT_EQ(run({"metrics", m_run, "--turn-limits", "1,a", "--out", m_dir.string()}).exit_code, 2);
 }
 

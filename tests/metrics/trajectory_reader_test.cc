@@ -152,7 +152,7 @@ TEST(MetricsTrajectory, RunDirErrorsAreOneLine) {
   auto dir = testing::make_temp_dir("metrics-run");
   auto a = read_run_dir(dir);
   ASSERT_FALSE(a);
-  EXPECT_EQ(a.err().message, dir.string() + ": not a run directory (no trajectories/ folder inside)");
+  EXPECT_EQ(a.err().message, dir.string() + ": not a run directory (no trajectories/ folder inside) nor a Harbor job (no trial folder with agent/ or verifier/ inside)");
   std::filesystem::create_directories(dir / "trajectories");
   EXPECT_EQ(read_run_dir(dir).err().message, (dir / "trajectories").string() + ": no *.json trajectory files");
   ASSERT_TRUE(write_file_atomic(dir / "trajectories/t.json", "{\"info\": [}"));
