@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Copies the binaries the bench scripts need, stripped, into .carry/bin (ignored by git) so they can
 # be carried to a GPU host (the device tool carries at most 64 MiB). Their non-CUDA dependencies are
-# static or header-only, except what the evaluation service links (`ptxbench serve`/`worker`:
-# libcpp-httplib, libpq and its LDAP libraries), which are copied beside them; bench/lib/env.sh puts
+# static or header-only, except libfmt.so.9 (the GPU host has the same fmt 9.1; copied all the same)
+# and what the evaluation service links (`ptxbench serve`/`worker`: libcpp-httplib, libpq and its
+# LDAP libraries), which are copied beside them; bench/lib/env.sh puts
 # $BIN on LD_LIBRARY_PATH when they are there. (SQLite is not carried: Ubuntu's python3 depends on it.)
 # Nothing here depends on the GPU: the same binaries serve every Hopper target.
 #   bench/stage_binaries.sh                                        # here, after a build
@@ -20,7 +21,7 @@ for b in ptxbench ptxbench-harness ptxbench-runner libptxbench_baseline.so \
   strip -o ".carry/bin/$b" "build/bin/$b"
 done
 # Ubuntu 24.04 has neither libcpp-httplib 0.11 nor Debian 12's libpq (built against libldap 2.5).
-for lib in libcpp-httplib libpq.so libldap-2.5 liblber-2.5; do
+for lib in libfmt libcpp-httplib libpq.so libldap-2.5 liblber-2.5; do
   path=$(ldd build/bin/ptxbench | awk -v l="$lib" 'index($1, l) == 1 {print $3}' | head -1)
   if [ -n "$path" ]; then cp -L "$path" .carry/bin/; fi
 done

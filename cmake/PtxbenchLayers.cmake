@@ -17,16 +17,25 @@ function(ptxbench_area target area)
   target_include_directories(${target} PUBLIC ${root})
 endfunction()
 
-# ptxbench_precompile(<target> [EXTRA <header>...]): precompiled headers for the target's C++
-# sources — the standard library, nlohmann-json and fmt (header-only here, so every file parses them)
-# and any EXTRA (gtest, CLI11). Each target builds its own (the flags differ between targets); that
-# costs one compile per target and saves most of every other one's parse time. CUDA sources are
-# left alone. PTXBENCH_PCH=OFF turns it off (a compiler without PCH support, or a check that every
-# file includes what it uses).
+# ptxbench_precompile(<target> [EXTRA <header>...] [REUSE_FROM <owner>]): precompiled headers for the
+# target's C++ sources — the standard library, nlohmann-json and fmt, which nearly every file parses —
+# and any EXTRA (gtest, CLI11). With REUSE_FROM the target uses <owner>'s precompiled header instead
+# of building its own: building one costs about as much as compiling two files, and a unity batch
+# (PTXBENCH_UNITY) saves only about a second with it, so one header per kind of target pays and one
+# per target does not. GCC uses a precompiled header only where the compiler flags match (-fPIC for
+# libraries, -fPIE for executables) and every macro defined when it was built is defined alike, so
+# an owner has no definitions its reusers lack: ptxbench_core for the libraries, the core tests for
+# the test executables (each warns, -Winvalid-pch, where that breaks). CUDA sources are left alone.
+# PTXBENCH_PCH=OFF turns it off (a compiler without PCH support, or a check that every file includes
+# what it uses).
 option(PTXBENCH_PCH "Precompile the heavy common headers" ON)
 function(ptxbench_precompile target)
-  cmake_parse_arguments(ARG "" "" "EXTRA" ${ARGN})
+  cmake_parse_arguments(ARG "" "REUSE_FROM" "EXTRA" ${ARGN})
   if(NOT PTXBENCH_PCH)
+    return()
+  endif()
+  if(ARG_REUSE_FROM)
+    set_target_properties(${target} PROPERTIES PRECOMPILE_HEADERS_REUSE_FROM ${ARG_REUSE_FROM})
     return()
   endif()
   set(headers <algorithm> <cstdint> <filesystem> <functional> <map> <memory> <optional> <set> <string>
@@ -44,7 +53,11 @@ function(ptxbench_library target area)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(${target} STATIC ${ARG_SOURCES})
   ptxbench_area(${target} ${area})
-  ptxbench_precompile(${target})
+  if(target STREQUAL "ptxbench_core")
+    ptxbench_precompile(${target})
+  else()
+    ptxbench_precompile(${target} REUSE_FROM ptxbench_core)
+  endif()
   target_link_libraries(${target} PUBLIC ${ARG_DEPS})
   if(ARG_PRIVATE_DEPS)
     target_link_libraries(${target} PRIVATE ${ARG_PRIVATE_DEPS})

@@ -31,7 +31,7 @@ constexpr const char* k_kind = "cudnn_sdpa_gqa";
 constexpr float k_self_check_tolerance = 1e-2F;
 constexpr int64_t k_align = 256;
 
-int64_t align_up(int64_t v) { return (v + k_align - 1) / k_align * k_align; }
+int64_t gqa_align_up(int64_t v) { return (v + k_align - 1) / k_align * k_align; }
 
 // Where each input sits in definition order.
 struct positions {
@@ -47,7 +47,7 @@ positions positions_for(gqa_layout layout) {
   return {};
 }
 
-result<int64_t> axis(const baseline_request& request, const char* name) {
+result<int64_t> gqa_axis(const baseline_request& request, const char* name) {
   auto it = request.axes.find(name);
   if (it == request.axes.end())
     return make_error(fmt::format("{}: axis '{}' missing (the GQA definitions name it)", k_kind, name));
@@ -237,7 +237,7 @@ struct aux_buffers {
     int64_t offset = 0;
     auto take = [&](int64_t bytes) {
       const int64_t at = offset;
-      offset = align_up(offset + bytes);
+      offset = gqa_align_up(offset + bytes);
       return at;
     };
     const int64_t at_seq_q = take(b * 4), at_seq_kv = take(b * 4), at_q_off = take((b + 1) * 8),
@@ -661,7 +661,7 @@ result<gqa_request> gqa_request_from(const baseline_request& request) {
                                  {"num_kv_indices", &r.num_kv_indices}});
   }
   for (const field& f : fields) {
-    auto value = axis(request, f.name);
+    auto value = gqa_axis(request, f.name);
     if (!value) return value.err();
     *f.into = *value;
   }

@@ -9,8 +9,6 @@
 namespace ptxbench::build {
 namespace {
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 template <std::size_t N>
 bool one_of(std::string_view s, const std::array<std::string_view, N>& names) {
   return std::find(names.begin(), names.end(), s) != names.end();

@@ -15,8 +15,6 @@
 namespace ptxbench::build {
 namespace {
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 // Vendor math libraries whose use makes a candidate not a hand-written kernel.
 constexpr std::array<std::string_view, 2> k_vendor_prefixes = {"cublas", "cudnn"};
 

@@ -25,7 +25,7 @@ extern "C" void on_notes_signal(int) {
   if (g_notes_interrupted.exchange(true)) std::_Exit(130);
 }
 
-struct collect_args {
+struct notes_collect_args {
   std::string pairs, model, models_file, base_url, out;
   int max_attempts = 3, parallel = 4;
   bool retry_rejected = false, quiet = false;
@@ -37,7 +37,7 @@ std::optional<std::string> env_value(const std::string& name) {
   return v && *v ? std::optional<std::string>(v) : std::nullopt;
 }
 
-exit_status run_collect(const collect_args& a, const context& ctx) {
+exit_status run_collect(const notes_collect_args& a, const context& ctx) {
   if (a.out.empty()) return report_error("--out: give the notes file to write (NOTES.jsonl)", exit_status::usage);
   auto pairs = supervision::read_pairs(a.pairs);
   if (!pairs) return report_error(pairs.err().message, exit_status::usage);
@@ -110,7 +110,7 @@ exit_status run_check(const std::string& file) {
 void add_notes_command(CLI::App& app, context& ctx) {
   auto* cmd = app.add_subcommand("notes", "repair notes for the supervision arms: collect from Fixit pairs, check, schema");
   cmd->require_subcommand(1);
-  auto a = std::make_shared<collect_args>();
+  auto a = std::make_shared<notes_collect_args>();
   auto* collect = cmd->add_subcommand("collect", "a teacher model writes one structured repair note per wrong/fixed pair");
   collect->add_option("pairs", a->pairs, "Fixit pairs directory (ptxbench fixit pairs), or its pairs.jsonl")->required();
   collect->add_option("--model", a->model, "teacher: a name in the models file, replay:FILE, openai:ID, anthropic:ID or gemini:ID")

@@ -30,7 +30,7 @@ struct sass_options {
   bool json = false;
 };
 
-std::string counts_text(const sass::family_counts& c) {
+std::string family_counts_text(const sass::family_counts& c) {
   std::string out;
   for (const auto& [f, n] : c) out += fmt::format("{}{}={}", out.empty() ? "" : " ", f, n);
   return out.empty() ? "-" : out;
@@ -133,11 +133,11 @@ exit_status run_sass(const context& ctx, sass_options o) {
   fmt::print("{:<48} {:<9} {:>6}  {}\n", "KERNEL (static SASS)", "FORMAT", "INSTR", "FAMILIES");
   for (const auto& k : st->kernels)
     fmt::print("{:<48} {:<9} {:>6}  {}\n", k.demangled, sass::format_name(k.format), k.instructions,
-               counts_text(k.families));
+               family_counts_text(k.families));
   fmt::print("static: {}\n", st->reason);
   if (profile) {
     fmt::print("\n{:<48} {}\n", "KERNEL (ncu, predicate-on thread instructions)", "FAMILIES");
-    for (const auto& k : profile->kernels) fmt::print("{:<48} {}\n", k.name, counts_text(k.family_pred_on));
+    for (const auto& k : profile->kernels) fmt::print("{:<48} {}\n", k.name, family_counts_text(k.family_pred_on));
     std::string wanted;
     for (const auto& f : o.families) wanted += (wanted.empty() ? "" : " or ") + f;
     std::string list;

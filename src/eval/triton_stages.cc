@@ -18,14 +18,14 @@ namespace {
 
 constexpr const char* k_entry_file = "kernel.py";
 
-ordered_json findings_json(const std::vector<gate_finding>& findings) {
+ordered_json triton_findings_json(const std::vector<gate_finding>& findings) {
   ordered_json j = ordered_json::array();
   for (const auto& f : findings)
     j.push_back({{"rule", f.rule}, {"file", f.file}, {"line", f.line}, {"excerpt", f.excerpt}, {"message", f.message}});
   return j;
 }
 
-std::string findings_text(const std::vector<gate_finding>& findings) {
+std::string triton_findings_text(const std::vector<gate_finding>& findings) {
   std::string out;
   for (const auto& f : findings) {
     out += f.line > 0 ? fmt::format("{}:{}: [{}] {}\n", f.file, f.line, f.rule, f.message)
@@ -127,9 +127,9 @@ result<std::optional<build::build_result>> run_triton_cpu_stages(const task& t, 
       const auto& f = v.gate_findings.front();
       std::string where = f.line > 0 ? fmt::format("{}:{}", f.file, f.line) : f.file;
       v.stages.push_back(timer.finish(stage_outcome::failed, fmt::format("{} at {}: {}", f.rule, where, f.message),
-                                      findings_json(v.gate_findings)));
+                                      triton_findings_json(v.gate_findings)));
       decide(v, stage_id::source_gate, eval_outcome::rejected,
-             fmt::format("rejected by the Triton source gate ({} at {})", f.rule, where), findings_text(v.gate_findings));
+             fmt::format("rejected by the Triton source gate ({} at {})", f.rule, where), triton_findings_text(v.gate_findings));
       return stopped;
     }
     v.stages.push_back(timer.finish(

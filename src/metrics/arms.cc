@@ -22,9 +22,7 @@ int arm_rank(const std::string& arm) {
   return 4;
 }
 
-std::string arm_label(const std::string& arm) { return is_solution_bearing(arm) ? arm + " †" : arm; }
-
-std::string limits_text(const std::vector<int>& limits) {
+std::string arm_limits_text(const std::vector<int>& limits) {
   std::string out;
   for (int t : limits) out += (out.empty() ? "" : " / ") + fmt::format("≤{}", t);
   return out;
@@ -43,6 +41,8 @@ bool is_solution_bearing(const std::string& arm) {
   }
   return false;
 }
+
+std::string arm_label(const std::string& arm) { return is_solution_bearing(arm) ? arm + " †" : arm; }
 
 bool has_supervision_arms(const std::vector<turn_record>& records) {
   return std::any_of(records.begin(), records.end(), [](const turn_record& r) { return r.arm != "base"; });
@@ -119,7 +119,7 @@ std::string render_table4_markdown(const arm_tables& tables, const std::vector<i
       "correctness rate in parentheses below it. Arms: base (no supervision), guidance:<sha256 prefix> (expert "
       "guidance in the prompt), notes (retrieved repair notes in the failure feedback), notes+kernel (notes and the "
       "best fixed kernel).\n",
-      limits_text(turn_limits));
+      arm_limits_text(turn_limits));
   bool any_solution = false;
   for (const auto& arch : archs) {
     out += fmt::format("\n### {}\n\n| Model | Arm |", arch);

@@ -29,6 +29,8 @@ struct arm_group {
 
 /// True when the arm showed the model a fixed kernel (its name has a "notes+kernel" part).
 bool is_solution_bearing(const std::string& arm);
+/// The arm's name as tables and charts print it: marked " †" when it is solution-bearing.
+std::string arm_label(const std::string& arm);
 /// True when any record ran under an arm other than "base".
 bool has_supervision_arms(const std::vector<turn_record>& records);
 

@@ -19,8 +19,6 @@ int largest_limit(const report_options& opt) {
   return opt.turn_limits.empty() ? 8 : *std::max_element(opt.turn_limits.begin(), opt.turn_limits.end());
 }
 
-std::string arm_label(const std::string& arm) { return is_solution_bearing(arm) ? arm + " †" : arm; }
-
 std::string join(const std::vector<std::optional<double>>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : " / ") + percent_text(x);

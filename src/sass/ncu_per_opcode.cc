@@ -15,7 +15,7 @@ namespace {
 
 constexpr std::string_view k_inst_metric = "sass__inst_executed_per_opcode";
 constexpr std::string_view k_thread_metric = "sass__thread_inst_executed_true_per_opcode";
-constexpr std::string_view k_command_hint =
+constexpr std::string_view k_per_opcode_command_hint =
     "--metrics sass__inst_executed_per_opcode,sass__thread_inst_executed_true_per_opcode "
     "--print-metric-instances details --csv";
 
@@ -33,7 +33,7 @@ result<instanced_value> parse_instanced(std::string_view value) {
   v.total = *total;
   if (open == std::string_view::npos || close == std::string_view::npos || close < open)
     return make_error(fmt::format("'{}' has no per-opcode instances (ncu printed only the total); run ncu with {}",
-                                  value, k_command_hint));
+                                  value, k_per_opcode_command_hint));
   std::string_view body = value.substr(open + 1, close - open - 1);
   int64_t sum = 0;
   while (!trim(body).empty()) {
@@ -107,7 +107,7 @@ result<ncu_profile> detail::parse_ncu_per_opcode(const std::vector<std::pair<int
   for (auto& l : launches) {
     if (!l.has_thread || !l.has_inst)
       return make_error(fmt::format("ncu CSV: kernel {} (ID {}) has no {} value; run ncu with {}", l.kernel.name,
-                                    l.kernel.id, l.has_thread ? k_inst_metric : k_thread_metric, k_command_hint));
+                                    l.kernel.id, l.has_thread ? k_inst_metric : k_thread_metric, k_per_opcode_command_hint));
     finish_kernel(l.kernel);
     profile.kernels.push_back(std::move(l.kernel));
   }

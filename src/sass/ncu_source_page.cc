@@ -19,7 +19,7 @@
 namespace ptxbench::sass {
 namespace {
 
-constexpr std::string_view k_command_hint =
+constexpr std::string_view k_source_page_command_hint =
     "--page source --print-source sass --csv --metrics inst_executed,thread_inst_executed_true";
 
 bool same_rows(const std::vector<ncu_source_row>& a, const std::vector<ncu_source_row>& b) {
@@ -50,7 +50,7 @@ result<columns> read_header(const std::vector<std::string>& h, int line_no) {
                             {"thread_inst_executed_true", &c.thread}})
     if (!find(name, *slot))
       return make_error(fmt::format("ncu CSV line {}: source-page header has no \"{}\" column; run ncu with {}",
-                                    line_no, name, k_command_hint));
+                                    line_no, name, k_source_page_command_hint));
   return c;
 }
 

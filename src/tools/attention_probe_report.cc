@@ -11,7 +11,7 @@
 
 namespace ptxbench::gpu::probe {
 namespace {
-constexpr double k_tolerance = 1e-2;  // the tasks' atol and rtol, as attention_probe_cases.cc checks
+constexpr double k_report_tolerance = 1e-2;  // the tasks' atol and rtol, as attention_probe_cases.cc checks
 }  // namespace
 
 nlohmann::ordered_json to_json(const record& r) {
@@ -28,7 +28,7 @@ nlohmann::ordered_json to_json(const record& r) {
   if (r.check) {
     j["numerics"] = {{"scope", r.check->scope},         {"checked_elements", r.check->checked},
                      {"mismatches", r.check->mismatches}, {"max_abs_error", r.check->max_abs_error},
-                     {"atol", k_tolerance},               {"rtol", k_tolerance},
+                     {"atol", k_report_tolerance},        {"rtol", k_report_tolerance},
                      {"pass", r.check->pass()}};
   }
   if (r.median_ms) j["median_ms"] = *r.median_ms;

@@ -19,7 +19,7 @@ constexpr int k_clean = 0;
 constexpr int k_findings = 1;
 constexpr int k_cannot_parse = 2;
 
-fs::path default_root() {
+fs::path gate_default_root() {
   const char* root = std::getenv("PTXBENCH_ROOT");
   return (root && *root) ? fs::path(root) : fs::path(PTXBENCH_SOURCE_ROOT);
 }
@@ -95,7 +95,7 @@ result<std::vector<finding>> check_triton_source(const fs::path& kernel_py, cons
     if (!found) return make_error("python3 not found on PATH (the Triton source gate needs it)");
     python = *found;
   }
-  const fs::path script = options.script.empty() ? gate_script_under(default_root()) : options.script;
+  const fs::path script = options.script.empty() ? gate_script_under(gate_default_root()) : options.script;
   if (!fs::is_regular_file(script, ec))
     return make_error(fmt::format("Triton source gate script {} is missing", script.string()));
 

@@ -113,7 +113,7 @@ model_spec streaming_spec(const fake_llm_server& server, api_kind api) {
   return m;
 }
 
-completion_request hello() { return {{{"system", "s", ""}, {"user", "u", ""}}, 0, std::nullopt}; }
+completion_request streaming_hello() { return {{{"system", "s", ""}, {"user", "u", ""}}, 0, std::nullopt}; }
 
 class StreamingProvider : public ::testing::TestWithParam<api_kind> {
  protected:
@@ -121,7 +121,7 @@ class StreamingProvider : public ::testing::TestWithParam<api_kind> {
   call_result call(fake_llm_server& server) {
     auto p = make_provider(streaming_spec(server, GetParam()), "k", {nullptr, nullptr, [this](double s) { waits.push_back(s); }});
     EXPECT_TRUE(p);
-    return (*p)->complete(hello());
+    return (*p)->complete(streaming_hello());
   }
 };
 
@@ -199,7 +199,7 @@ TEST(StreamingProviderIdle, ASteadyStreamLongerThanTheIdleLimitSucceeds) {
   m.stream_idle_timeout_s = 1;
   auto p = make_provider(m, "k", {nullptr, nullptr, [](double) {}});
   ASSERT_TRUE(p);
-  auto r = (*p)->complete(hello());
+  auto r = (*p)->complete(streaming_hello());
   ASSERT_TRUE(r.ok()) << r.failure.message;
   EXPECT_EQ(r.reply->content, std::string(140, 's'));
   EXPECT_EQ(r.reply->attempts.size(), 1u);
@@ -217,7 +217,7 @@ TEST(StreamingProviderIdle, AStreamSilentForTheIdleLimitIsCutAndRetried) {
   auto p = make_provider(m, "k", {nullptr, nullptr, [](double) {}});
   ASSERT_TRUE(p);
   auto start = std::chrono::steady_clock::now();
-  auto r = (*p)->complete(hello());
+  auto r = (*p)->complete(streaming_hello());
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(r.ok()) << r.failure.message;
   EXPECT_EQ(r.reply->content, std::string(140, 'q'));
@@ -236,7 +236,7 @@ TEST(StreamingProviderOpenAi, AMissingDoneAfterAFinishReasonIsAcceptedAndRecorde
   server.inject({scripted_fault::kind::stream_without_done});
   auto p = make_provider(streaming_spec(server, api_kind::openai), "", {nullptr, nullptr, [](double) {}});
   ASSERT_TRUE(p);
-  auto r = (*p)->complete(hello());
+  auto r = (*p)->complete(streaming_hello());
   ASSERT_TRUE(r.ok()) << r.failure.message;
   EXPECT_EQ(r.reply->content, "complete reply");
   EXPECT_EQ(r.reply->attempts.size(), 1u);
@@ -250,7 +250,7 @@ TEST(StreamingProviderOthers, AMissingTerminatorIsAnIncompleteStreamForAnthropic
     server.inject({scripted_fault::kind::stream_without_done});
     auto p = make_provider(streaming_spec(server, api), "", {nullptr, nullptr, [](double) {}});
     ASSERT_TRUE(p);
-    auto r = (*p)->complete(hello());
+    auto r = (*p)->complete(streaming_hello());
     ASSERT_TRUE(r.ok()) << r.failure.message;
     EXPECT_EQ(r.reply->attempts.size(), 2u) << api_kind_name(api);  // message_stop / finishReason missing: retried
   }
@@ -263,7 +263,7 @@ TEST(StreamingProviderOpenAi, AServerThatIgnoresStreamAndAnswersWithJsonStillWor
   spec.request["stream"] = false;  // the request's own settings win: the server answers with one JSON body
   auto p = make_provider(spec, "", {nullptr, nullptr, [](double) {}});
   ASSERT_TRUE(p);
-  auto r = (*p)->complete(hello());
+  auto r = (*p)->complete(streaming_hello());
   ASSERT_TRUE(r.ok()) << r.failure.message;
   EXPECT_EQ(r.reply->content, "plain");
 }

@@ -14,7 +14,7 @@ ordered_json feedback(int k, const std::string& event = "evaluation") {
           {"extra", {{"turn", k}, {"event", event}, {"ptxbench", {{"label", "compilation_error"}}}}}};
 }
 
-trajectory two_turns() {
+trajectory two_turn_trajectory() {
   trajectory_meta meta{"m", "gemm_n7168_k5120", "h200", "sm_90a", "minimal", 1, 4, 1.2, "full", 99};
   auto t = trajectory::start(meta, {{"agent", {{"step_limit", 4}}}}, {"system prompt", "task prompt"});
   t.append_turn(assistant(0), feedback(0));
@@ -24,7 +24,7 @@ trajectory two_turns() {
 
 TEST(Trajectory, SavesAndLoadsInUpstreamsLayout) {
   auto dir = ptxbench::testing::make_temp_dir("traj");
-  auto t = two_turns();
+  auto t = two_turn_trajectory();
   t.begin_call({{"turn", 2}});
   t.end_call(0.5, true);
   t.begin_call({{"turn", 2}});
@@ -52,7 +52,7 @@ TEST(Trajectory, SavesAndLoadsInUpstreamsLayout) {
 
 TEST(Trajectory, LoadRejectsBrokenAlternation) {
   auto dir = ptxbench::testing::make_temp_dir("traj");
-  auto t = two_turns();
+  auto t = two_turn_trajectory();
   auto doc = t.json();
   doc["messages"][5]["extra"]["turn"] = 7;
   ASSERT_TRUE(write_file_atomic(dir / "bad.json", doc.dump()));
@@ -69,7 +69,7 @@ TEST(Trajectory, LoadRejectsBrokenAlternation) {
 }
 
 TEST(Trajectory, TrimKeepsCompletedTurnsAndHandsBackAnInfraFailedReply) {
-  auto t = two_turns();
+  auto t = two_turn_trajectory();
   t.append_turn(assistant(2), feedback(2, "infra_error"));
   EXPECT_EQ(t.completed_turns(), 2);
   auto pending = t.trim_to_completed();
@@ -77,7 +77,7 @@ TEST(Trajectory, TrimKeepsCompletedTurnsAndHandsBackAnInfraFailedReply) {
   EXPECT_EQ((*pending)["content"], "reply 2");
   EXPECT_EQ(t.json()["messages"].size(), 6u);
 
-  auto u = two_turns();
+  auto u = two_turn_trajectory();
   u.set_exit(exit_names::limits_exceeded, "", ordered_json{{"role", "exit"}, {"content", "LimitsExceeded"}});
   EXPECT_FALSE(u.finished(4));  // only 2 of 4 turns done
   EXPECT_TRUE(u.finished(2));
@@ -89,7 +89,7 @@ TEST(Trajectory, TrimKeepsCompletedTurnsAndHandsBackAnInfraFailedReply) {
 // cost, and says so; a kill during an evaluation leaves the reply, which resume evaluates again.
 TEST(Trajectory, AnOpenCallIsSettledAsLostAndASavedReplyIsHandedBack) {
   auto dir = ptxbench::testing::make_temp_dir("traj");
-  auto t = two_turns();
+  auto t = two_turn_trajectory();
   t.begin_call({{"turn", 2}, {"started", "then"}});
   ASSERT_TRUE(t.save(dir / "t.json"));
   auto loaded = trajectory::load(dir / "t.json");
@@ -105,7 +105,7 @@ TEST(Trajectory, AnOpenCallIsSettledAsLostAndASavedReplyIsHandedBack) {
   EXPECT_EQ(j["info"]["ptxbench"]["interruptions"][0]["turn"], 2);
   EXPECT_FALSE(j["info"]["ptxbench"].contains("open_call"));
 
-  auto u = two_turns();
+  auto u = two_turn_trajectory();
   u.append_reply(assistant(2));
   ASSERT_TRUE(u.save(dir / "u.json"));
   auto reread = trajectory::load(dir / "u.json");

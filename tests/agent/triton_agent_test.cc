@@ -23,11 +23,11 @@ const std::string k_py =
     "import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x_ptr):\n    pass\n\n\n"
     "def run(A, B, C):\n    k[(1,)](C)\n";
 
-std::string fenced(const std::string& tag, const std::string& body) { return "```" + tag + "\n" + body + "```\n"; }
+std::string triton_fenced(const std::string& tag, const std::string& body) { return "```" + tag + "\n" + body + "```\n"; }
 
 TEST(TritonCodeExtract, AcceptsPythonTags) {
   for (const char* tag : {"python", "py", "Python", "python3", "triton"}) {
-    auto x = extract_kernel("Here:\n" + fenced(tag, k_py), 512u << 10, "triton");
+    auto x = extract_kernel("Here:\n" + triton_fenced(tag, k_py), 512u << 10, "triton");
     ASSERT_TRUE(x.code) << tag << ": " << x.problem;
     EXPECT_EQ(x.code->code, k_py);
     EXPECT_TRUE(x.code->valid);
@@ -35,24 +35,24 @@ TEST(TritonCodeExtract, AcceptsPythonTags) {
 }
 
 TEST(TritonCodeExtract, CudaBlocksAreNotTritonAndViceVersa) {
-  auto x = extract_kernel(fenced("cuda", "__global__ void k() {}\nPTXBENCH_EXPORT(run, PTXBENCH_FLOAT32)\n"), 512u << 10,
+  auto x = extract_kernel(triton_fenced("cuda", "__global__ void k() {}\nPTXBENCH_EXPORT(run, PTXBENCH_FLOAT32)\n"), 512u << 10,
                           "triton");
   EXPECT_FALSE(x.code);
   EXPECT_NE(x.problem.find("none is tagged python or contains a @triton.jit kernel"), std::string::npos) << x.problem;
-  auto y = extract_kernel(fenced("python", k_py));  // the CUDA default ignores Python
+  auto y = extract_kernel(triton_fenced("python", k_py));  // the CUDA default ignores Python
   EXPECT_FALSE(y.code);
 }
 
 TEST(TritonCodeExtract, ValidNeedsAJitKernelAndATopLevelRun) {
-  auto untagged = extract_kernel(fenced("", k_py), 512u << 10, "triton");
+  auto untagged = extract_kernel(triton_fenced("", k_py), 512u << 10, "triton");
   ASSERT_TRUE(untagged.code);
   EXPECT_TRUE(untagged.code->valid);
   // The last valid block wins over a later fragment without run().
-  auto two = extract_kernel(fenced("python", k_py) + "and the launch:\n" + fenced("python", "k[(1,)](C)\n"), 512u << 10,
+  auto two = extract_kernel(triton_fenced("python", k_py) + "and the launch:\n" + triton_fenced("python", "k[(1,)](C)\n"), 512u << 10,
                             "triton");
   ASSERT_TRUE(two.code);
   EXPECT_EQ(two.code->block_index, 0);
-  auto nested = extract_kernel(fenced("python", "@triton.jit\ndef k():\n    pass\nclass X:\n    def run(self):\n        pass\n"),
+  auto nested = extract_kernel(triton_fenced("python", "@triton.jit\ndef k():\n    pass\nclass X:\n    def run(self):\n        pass\n"),
                                512u << 10, "triton");
   ASSERT_TRUE(nested.code);
   EXPECT_FALSE(nested.code->valid);  // run must be top-level

@@ -14,7 +14,7 @@
 namespace ptxbench::build {
 namespace {
 
-std::vector<gate_finding> gate(const std::string& code) { return check_sources({{"kernel.cu", code}}); }
+std::vector<gate_finding> measurement_gate(const std::string& code) { return check_sources({{"kernel.cu", code}}); }
 
 int measurement_findings(const std::vector<gate_finding>& f) {
   int n = 0;
@@ -50,7 +50,7 @@ TEST(MeasurementGate, EachNameInCodeIsRejected) {
            "extern \"C\" int dladdr(const void*, void*);",
            "extern char __ehdr_start;",
        }) {
-    auto f = gate(code);
+    auto f = measurement_gate(code);
     EXPECT_GE(measurement_findings(f), 1) << code;
     if (!f.empty()) {
       EXPECT_NE(f.front().message.find("measurement machinery"), std::string::npos) << code;
@@ -62,47 +62,47 @@ TEST(MeasurementGate, HeadersAreRejected) {
   for (const char* inc : {"#include <cupti.h>", "#include <cupti_activity.h>", "#include \"cuda_profiler_api.h\"",
                           "#include <cudaProfiler.h>", "#include <nvtx3/nvToolsExt.h>", "#include <nvToolsExt.h>",
                           "#include <link.h>", "#include <sys/auxv.h>", "#include <elf.h>"}) {
-    auto f = gate(std::string(inc) + "\n");
+    auto f = measurement_gate(std::string(inc) + "\n");
     ASSERT_EQ(measurement_findings(f), 1) << inc;
     EXPECT_EQ(f.front().line, 1);
   }
 }
 
 TEST(MeasurementGate, WordsInCommentsAndProseStringsAreFine) {
-  EXPECT_TRUE(gate("// this kernel does not call CUPTI, cuptiActivityDisable, nvtxRangePush or dl_iterate_phdr\n"
+  EXPECT_TRUE(measurement_gate("// this kernel does not call CUPTI, cuptiActivityDisable, nvtxRangePush or dl_iterate_phdr\n"
                    "/* cudaProfilerStop link_map _r_debug activity_tracer <cupti.h> */\n"
                    "const char* note = \"timed by CUPTI; no cuptiActivityDisable here\";\n"
                    "int x = 1;\n")
                   .empty());
   // The kernel ABI's own namespace is the candidate's to use.
-  EXPECT_TRUE(gate("void run(ptxbench::tensor_view a) { throw ptxbench::abi_error(\"x\"); }").empty());
+  EXPECT_TRUE(measurement_gate("void run(ptxbench::tensor_view a) { throw ptxbench::abi_error(\"x\"); }").empty());
 }
 
 TEST(MeasurementGate, PrefixesAreWholeIdentifierPrefixesOnly) {
   // "my_cupti_like" does not start with cupti; "nvtx_" does (NVTX's own names all start so).
-  EXPECT_EQ(measurement_findings(gate("int my_cupti_like = 0;")), 0);
-  EXPECT_EQ(measurement_findings(gate("int cupti_like = 0;")), 1);
+  EXPECT_EQ(measurement_findings(measurement_gate("int my_cupti_like = 0;")), 0);
+  EXPECT_EQ(measurement_findings(measurement_gate("int cupti_like = 0;")), 1);
 }
 
 TEST(MeasurementGate, LookupByNameAndProcPathsInStrings) {
   // cudaGetDriverEntryPoint / cuGetProcAddress / an asm label take the name as a string.
-  auto a = gate("void f(void** p) { cudaGetDriverEntryPoint(\"cuProfilerStop\", p, 0, 0); }");
+  auto a = measurement_gate("void f(void** p) { cudaGetDriverEntryPoint(\"cuProfilerStop\", p, 0, 0); }");
   ASSERT_EQ(measurement_findings(a), 1);
   EXPECT_NE(a.front().message.find("names \"cuProfilerStop\" in a string"), std::string::npos) << a.front().message;
-  EXPECT_EQ(measurement_findings(gate("extern \"C\" int off(int) __asm__(\"cuptiActivityDisable\");")), 1);
-  EXPECT_EQ(measurement_findings(gate("const char* s = R\"(cuptiActivityEnable)\";")), 1);
+  EXPECT_EQ(measurement_findings(measurement_gate("extern \"C\" int off(int) __asm__(\"cuptiActivityDisable\");")), 1);
+  EXPECT_EQ(measurement_findings(measurement_gate("const char* s = R\"(cuptiActivityEnable)\";")), 1);
   // ... while the legitimate lookup of the tensor-map encoder passes.
-  EXPECT_TRUE(gate("void f(void** p) { cudaGetDriverEntryPoint(\"cuTensorMapEncodeTiled\", p, 0, 0); }").empty());
+  EXPECT_TRUE(measurement_gate("void f(void** p) { cudaGetDriverEntryPoint(\"cuTensorMapEncodeTiled\", p, 0, 0); }").empty());
   for (const char* path : {"FILE* f = fopen(\"/proc/self/maps\", \"r\");", "int fd = open(\"/proc/self/mem\", 0);",
                            "const char* p = \"/proc/\";", "const char* q = \"self/maps\";",
                            "auto e = \"/proc/self/exe\";"})
-    EXPECT_EQ(measurement_findings(gate(path)), 1) << path;
-  EXPECT_TRUE(gate("const char* s = \"/proc/self/status\";").empty());
+    EXPECT_EQ(measurement_findings(measurement_gate(path)), 1) << path;
+  EXPECT_TRUE(measurement_gate("const char* s = \"/proc/self/status\";").empty());
 }
 
 // --- the link gate: what the built object shows ---
 
-std::filesystem::path build_so(const std::string& code) {
+std::filesystem::path build_measurement_so(const std::string& code) {
   auto dir = testing::make_temp_dir("elf-measure");
   EXPECT_TRUE(write_file_atomic(dir / "x.cc", code).ok());
   auto r = run_process({.argv = {"g++", "-shared", "-fPIC", "-o", (dir / "x.so").string(), (dir / "x.cc").string()},
@@ -114,7 +114,7 @@ std::filesystem::path build_so(const std::string& code) {
 
 TEST(MeasurementLinkGate, UndefinedMeasurementSymbolsAreRejected) {
   // Names built by the preprocessor escape the source gate; the object still shows them.
-  auto so = build_so(
+  auto so = build_measurement_so(
       "#define CAT(a, b) a##b\n"
       "extern \"C\" int CAT(cupt, iActivityDisable)(int);\n"
       "extern \"C\" int CAT(cuProfiler, Stop)();\n"

@@ -23,7 +23,7 @@ using testing::expect_cases;
 
 const std::string k_task = "gemm_n7168_k5120";
 
-std::string kernel(const std::string& name) { return (testing::fixtures_dir() / "kernels" / name).string(); }
+std::string fixture_kernel(const std::string& name) { return (testing::fixtures_dir() / "kernels" / name).string(); }
 std::string replay() { return (testing::repo_root() / "examples" / "agent" / "gemm_replay.json").string(); }
 
 class BadInputCli : public ::testing::Test {
@@ -41,8 +41,8 @@ TEST_F(BadInputCli, NumericOptionsAreCheckedWithShortMessages) {
     base.insert(base.end(), extra.begin(), extra.end());
     return base;
   };
-  const std::vector<std::string> check = {"check", kernel("naive_gemm_sm90a.cu"), "--task", k_task};
-  const std::vector<std::string> eval = {"eval", kernel("naive_gemm_sm90a.cu"), "--task", k_task};
+  const std::vector<std::string> check = {"check", fixture_kernel("naive_gemm_sm90a.cu"), "--task", k_task};
+  const std::vector<std::string> eval = {"eval", fixture_kernel("naive_gemm_sm90a.cu"), "--task", k_task};
   expect_cases({
       // Once "Value 0 not in range 0.000000 to 1797693134862315708145274237317043567980...(309 digits)".
       {with(run, {"--turns", "0"}), 2, "ptxbench: --turns: expected a whole number from 1 to 1000, got '0'"},
@@ -127,7 +127,7 @@ TEST_F(BadInputCli, OutputPathsAreCheckedBeforeAnyWork) {
   ASSERT_TRUE(write_file_atomic(path("a_file"), "x").ok());
   fs::create_directories(path("a_dir"));
   const std::string cache = path("cache");
-  const std::vector<std::string> check = {"check", kernel("naive_gemm_sm90a.cu"), "--task", k_task, "--out"};
+  const std::vector<std::string> check = {"check", fixture_kernel("naive_gemm_sm90a.cu"), "--task", k_task, "--out"};
   auto with = [](std::vector<std::string> base, const std::string& out) {
     base.push_back(out);
     return base;
@@ -190,7 +190,7 @@ TEST_F(BadInputCli, BadInputIsExitTwoInEverySubcommand) {
   expect_cases({
       // A cache folder that cannot be one is the user's setting, said before any build (it was exit 3
       // from inside the build stage).
-      {{"--cache-dir", path("a_file"), "check", kernel("naive_gemm_sm90a.cu"), "--task", k_task}, 2,
+      {{"--cache-dir", path("a_file"), "check", fixture_kernel("naive_gemm_sm90a.cu"), "--task", k_task}, 2,
        "ptxbench: --cache-dir " + path("a_file") + ": is a file, expected a folder"},
       {{"--cache-dir", path("a_file"), "run", "--model", "replay:" + replay(), "--tasks", k_task, "--cpu-only",
         "--out", path("r")},
@@ -209,7 +209,7 @@ TEST_F(BadInputCli, BadInputIsExitTwoInEverySubcommand) {
         path("r")},
        2, "ptxbench: --evaluator bogus: expected 'pipeline', a service URL http://HOST:PORT (or 'fake', for tests)"},
   });
-  expect_cases({{{"eval", kernel("naive_gemm_sm90a.cu"), "--task", k_task}, 2,
+  expect_cases({{{"eval", fixture_kernel("naive_gemm_sm90a.cu"), "--task", k_task}, 2,
                  "ptxbench: PTXBENCH_CACHE " + path("a_file") + ": is a file, expected a folder"}},
                {{"PTXBENCH_CACHE", path("a_file")}});
   expect_cases({
@@ -223,7 +223,7 @@ TEST_F(BadInputCli, BadInputIsExitTwoInEverySubcommand) {
        "ptxbench: " + path("nul.json") + ".sources[0].content: binary content (NUL byte at offset 6), expected text"},
       {{"eval", path("k.txt"), "--task", k_task}, 2,
        "ptxbench: " + path("k.txt") + ": expected a .cu kernel, a Triton .py file or a Solution .json file, not a .txt file"},
-      {{"eval", kernel("naive_gemm_sm90a.cu"), "--task", k_task, "--harness", path("nonexistent")}, 2,
+      {{"eval", fixture_kernel("naive_gemm_sm90a.cu"), "--task", k_task, "--harness", path("nonexistent")}, 2,
        "ptxbench: --harness " + path("nonexistent") + ": no such file"},
       {{"tasks", "show", "gemm"}, 2, "ptxbench: unknown task 'gemm' (did you mean 'gemm_n7168_k5120'?)"},
       {{"--root", path("a_dir"), "tasks"}, 2, "ptxbench: " + path("a_dir") + "/suite: suite folder not found"},
@@ -253,13 +253,13 @@ TEST_F(BadInputCli, BadInputIsExitTwoInEverySubcommand) {
 // Defect 6: eval on a machine without a GPU says so before building anything.
 TEST_F(BadInputCli, EvalWithoutAGpuSaysSoBeforeBuilding) {
   const std::string cache = path("cache");
-  expect_cases({{{"eval", kernel("naive_gemm_sm90a.cu"), "--task", k_task}, 3,
+  expect_cases({{{"eval", fixture_kernel("naive_gemm_sm90a.cu"), "--task", k_task}, 3,
                  "ptxbench: no NVIDIA GPU or driver found on this machine (" + path("no-nvidia0") +
                      " is missing); `ptxbench check` runs the CPU stages (gates, build, static SASS)"}},
                {{"PTXBENCH_CACHE", cache}, {"PTXBENCH_DEVICE_NODE", path("no-nvidia0")}});
   EXPECT_FALSE(fs::exists(fs::path(cache) / "builds")) << "eval built before finding out there is no GPU";
   // Every sanitizer tool, listed once each, is accepted (the machine is what stops it here).
-  expect_cases({{{"eval", kernel("naive_gemm_sm90a.cu"), "--task", k_task, "--sanitizer-tools",
+  expect_cases({{{"eval", fixture_kernel("naive_gemm_sm90a.cu"), "--task", k_task, "--sanitizer-tools",
                   "memcheck,racecheck,synccheck,initcheck", "--min-coverage", "0.9"},
                  3,
                  "ptxbench: no NVIDIA GPU or driver found on this machine (" + path("no-nvidia0") +
@@ -314,7 +314,7 @@ TEST_F(BadInputCli, CommandLineHelpForNewcomers) {
        "fixit, kernelgen, sft, notes, mcp; `ptxbench --help` says what each does"},
       {{"--taks"}, 2, "ptxbench: unknown option '--taks' (did you mean the subcommand 'tasks'?)"},
       {{"run", "--taks", k_task}, 2, "ptxbench: unknown option '--taks' (did you mean '--tasks'?)"},
-      {{"check", kernel("naive_gemm_sm90a.cu"), "--tsak", k_task}, 2,
+      {{"check", fixture_kernel("naive_gemm_sm90a.cu"), "--tsak", k_task}, 2,
        "ptxbench: unknown option '--tsak' (did you mean '--task'?)"},
       {{"tasks", "--bogus"}, 2, "ptxbench: unknown option '--bogus'; `ptxbench tasks --help` lists them"},
   });

@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include "build/toolchain.h"
 #include "cli/cli_test_support.h"
 #include "core/file_io.h"
 #include "core/json_check.h"
@@ -13,7 +12,7 @@ using testing::run_cli;
 
 std::string kernel(const std::string& name) { return (testing::fixtures_dir() / "kernels" / name).string(); }
 
-bool have_nvcc() { return build::find_toolchain(PTXBENCH_CUDA_ROOT_FOR_TESTS).ok(); }
+using testing::have_nvcc;
 
 ordered_json check_json(const std::string& file, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> args = {"check", kernel(file), "--task", "gemm_n7168_k5120", "--json"};

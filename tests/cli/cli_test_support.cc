@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "build/toolchain.h"
 #include "test_support.h"
 
 namespace ptxbench::testing {
@@ -31,6 +32,8 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 bool one_line(const std::string& text) {
   return !text.empty() && text.back() == '\n' && std::count(text.begin(), text.end(), '\n') == 1;
 }
+
+bool have_nvcc() { return build::find_toolchain(PTXBENCH_CUDA_ROOT_FOR_TESTS).ok(); }
 
 void expect_cases(const std::vector<cli_case>& cases, const std::vector<std::pair<std::string, std::string>>& env) {
   for (const auto& c : cases) {

@@ -19,6 +19,9 @@ std::string first_line(const std::string& text);
 /// True when stderr is exactly one line (a clear error, no stack trace).
 bool one_line(const std::string& text);
 
+/// True when the CUDA toolkit the tests are configured with has an nvcc (the build stage can run).
+bool have_nvcc();
+
 /// A command that must fail (or succeed) with this exit code and exactly this first line on stderr.
 struct cli_case {
   std::vector<std::string> args;

@@ -11,7 +11,6 @@
 #include <functional>
 #include <sstream>
 
-#include "build/toolchain.h"
 #include "cli/cli_test_support.h"
 #include "core/json_check.h"
 #include "test_support.h"
@@ -25,11 +24,11 @@ constexpr const char* k_decode = "gqa_paged_decode_h24_kv8_d128_ps1";
 constexpr const char* k_paged_prefill = "gqa_paged_prefill_causal_h24_kv8_d128_ps1";
 constexpr const char* k_ragged = "gqa_ragged_prefill_causal_h32_kv4_d128";
 
-bool have_nvcc() { return build::find_toolchain(PTXBENCH_CUDA_ROOT_FOR_TESTS).ok(); }
+using testing::have_nvcc;
 
 std::string example(const std::string& name) { return (ptxbench::testing::repo_root() / "examples/gqa" / name).string(); }
 
-ordered_json check_json(const std::string& file, const std::string& task) {
+ordered_json gqa_check_json(const std::string& file, const std::string& task) {
   auto r = run_cli({"check", example(file), "--task", task, "--target", "h200", "--json"});
   EXPECT_TRUE(r.started);
   auto j = parse_json(r.out, file);
@@ -63,7 +62,7 @@ TEST(GqaCli, ExamplesPassTheCpuStages) {
                                                                      {"plain_ragged_prefill.cu", k_ragged},
                                                                      {"wgmma_ragged_prefill.cu", k_ragged}};
   for (const auto& [file, task] : examples) {
-    auto j = check_json(file, task);
+    auto j = gqa_check_json(file, task);
     EXPECT_EQ(j["outcome"], "built") << file << ": " << j.value("message", "") << "\n" << j.value("log", "");
   }
 }
@@ -71,11 +70,11 @@ TEST(GqaCli, ExamplesPassTheCpuStages) {
 TEST(GqaCli, AnExampleAgainstAnotherTasksSignatureFailsTheLinkGate) {
   if (!have_nvcc()) GTEST_SKIP() << "needs nvcc";
   // The decode kernel exports 8 tensors; the paged prefill task passes 9 (it adds qo_indptr).
-  auto j = check_json("plain_paged_decode.cu", k_paged_prefill);
+  auto j = gqa_check_json("plain_paged_decode.cu", k_paged_prefill);
   EXPECT_EQ(j["outcome"], "incorrect_shape") << j.dump();
   EXPECT_EQ(j["deciding_stage"], "link_gate");
   // The ragged kernel exports 8 tensors too.
-  auto k = check_json("plain_ragged_prefill.cu", k_paged_prefill);
+  auto k = gqa_check_json("plain_ragged_prefill.cu", k_paged_prefill);
   EXPECT_EQ(k["outcome"], "incorrect_shape") << k.dump();
 }
 

@@ -27,7 +27,7 @@ using testing::run_cli;
 using testing::cli_case;
 using testing::expect_cases;
 
-const std::string k_task = "gemm_n7168_k5120";
+const std::string k_remote_task = "gemm_n7168_k5120";
 const std::string k_h100 = "NVIDIA H100 80GB HBM3";
 
 int free_port() {
@@ -156,7 +156,7 @@ TEST_F(ServiceCli, ServeChoosesItsTargetFromTheGpuAndRefusesABusyPort) {
   // eval --remote without --target: the service's GPU decides (h100 here). The fake evaluator's
   // markers decide the verdict: this kernel passes its CPU half and goes to a GPU.
   ASSERT_TRUE(write_file_atomic(path("k.cu"), "// wgmma FAKE_SPEEDUP=1.3\n"));
-  auto remote = run_cli({"eval", path("k.cu"), "--task", k_task, "--remote", url, "--json"}, 60);
+  auto remote = run_cli({"eval", path("k.cu"), "--task", k_remote_task, "--remote", url, "--json"}, 60);
   auto v = ordered_json::parse(remote.out, nullptr, false);
   ASSERT_TRUE(v.is_object()) << remote.out << remote.err;
   EXPECT_EQ(v["target"], "h100");
@@ -164,7 +164,7 @@ TEST_F(ServiceCli, ServeChoosesItsTargetFromTheGpuAndRefusesABusyPort) {
   // A target no live worker serves: answered within seconds, one line, non-zero (probe 3, issue 24.3).
   auto t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(write_file_atomic(path("k200.cu"), "// wgmma for h200\n"));
-  auto unserved = run_cli({"eval", path("k200.cu"), "--task", k_task, "--remote", url, "--target", "h200"}, 60);
+  auto unserved = run_cli({"eval", path("k200.cu"), "--task", k_remote_task, "--remote", url, "--target", "h200"}, 60);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20);
   EXPECT_EQ(unserved.exit_code, 3) << unserved.err;
   EXPECT_EQ(first_line(unserved.err),
@@ -174,12 +174,12 @@ TEST_F(ServiceCli, ServeChoosesItsTargetFromTheGpuAndRefusesABusyPort) {
   EXPECT_TRUE(one_line(unserved.err)) << unserved.err;
   // Probe 9: a Triton candidate through eval --remote is evaluated, not refused.
   ASSERT_TRUE(write_file_atomic(path("kernel.py"), "import triton\n# wgmma FAKE_SPEEDUP=1.2\n"));
-  auto triton = run_cli({"eval", path("kernel.py"), "--task", k_task, "--remote", url, "--json"}, 60);
+  auto triton = run_cli({"eval", path("kernel.py"), "--task", k_remote_task, "--remote", url, "--json"}, 60);
   EXPECT_EQ(triton.exit_code, 0) << triton.err;
   EXPECT_EQ(ordered_json::parse(triton.out, nullptr, false).value("status", ""), "PASSED") << triton.out;
   // A submission the service refuses is bad input: exit 2.
   ASSERT_TRUE(write_file_atomic(path("huge.cu"), "// " + std::string(600 << 10, 'x') + "\n"));
-  auto huge = run_cli({"eval", path("huge.cu"), "--task", k_task, "--remote", url}, 60);
+  auto huge = run_cli({"eval", path("huge.cu"), "--task", k_remote_task, "--remote", url}, 60);
   EXPECT_EQ(huge.exit_code, 2) << huge.err;
   EXPECT_EQ(first_line(huge.err), "ptxbench: " + path("huge.cu") +
                                       ": the service refused the submission: HTTP 400: solution.sources: 614404 bytes in "
@@ -219,7 +219,7 @@ TEST_F(ServiceCli, ServeWaitsForADatabaseThatIsDown) {
 // Probe 3: an unreachable server is said to be unreachable, at once, and retried.
 TEST_F(ServiceCli, AnUnreachableServerIsReportedWhileItIsRetried) {
   auto t0 = std::chrono::steady_clock::now();
-  auto r = run_cli({"eval", (testing::fixtures_dir() / "kernels" / "naive_gemm_sm90a.cu").string(), "--task", k_task, "--remote", "http://127.0.0.1:1"}, 4);
+  auto r = run_cli({"eval", (testing::fixtures_dir() / "kernels" / "naive_gemm_sm90a.cu").string(), "--task", k_remote_task, "--remote", "http://127.0.0.1:1"}, 4);
   EXPECT_TRUE(r.timed_out) << "it keeps retrying (up to 15 minutes)";
   EXPECT_EQ(first_line(r.err),
             "ptxbench: cannot reach http://127.0.0.1:1: connection refused or no route; retrying for up to 900 s more");

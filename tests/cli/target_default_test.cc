@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 using testing::first_line;
 using testing::run_cli;
 
-const std::string k_task = "gemm_n7168_k5120";
+const std::string k_default_task = "gemm_n7168_k5120";
 
 struct played_gpu {
   fs::path dir = testing::make_temp_dir("target-default");
@@ -51,7 +51,7 @@ TEST(TargetDefault, TheSuiteNamesEachGpuByItsModel) {
 
 TEST(TargetDefault, EvalOnAnH100EvaluatesForH100WithoutBeingTold) {
   played_gpu g;
-  auto r = run_cli({"eval", g.kernel(), "--task", k_task, "--harness", g.harness(), "--json"}, 600,
+  auto r = run_cli({"eval", g.kernel(), "--task", k_default_task, "--harness", g.harness(), "--json"}, 600,
                    g.env("NVIDIA H100 80GB HBM3"));
   // Passed, but not shown target-correct: without cuobjdump here the static check is deferred.
   ASSERT_EQ(r.exit_code, 4) << r.out << r.err;
@@ -63,7 +63,7 @@ TEST(TargetDefault, EvalOnAnH100EvaluatesForH100WithoutBeingTold) {
 
 TEST(TargetDefault, ARuntimeTargetThisGpuIsNotIsRefusedInOneLine) {
   played_gpu g;
-  auto r = run_cli({"eval", g.kernel(), "--task", k_task, "--target", "h200", "--harness", g.harness()}, 120,
+  auto r = run_cli({"eval", g.kernel(), "--task", k_default_task, "--target", "h200", "--harness", g.harness()}, 120,
                    g.env("NVIDIA H100 80GB HBM3"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(first_line(r.err),
@@ -74,7 +74,7 @@ TEST(TargetDefault, ARuntimeTargetThisGpuIsNotIsRefusedInOneLine) {
 
 TEST(TargetDefault, AnUnknownGpuNeedsATargetAndSaysSo) {
   played_gpu g;
-  auto r = run_cli({"eval", g.kernel(), "--task", k_task, "--harness", g.harness()}, 120, g.env("NVIDIA A100-SXM4-80GB"));
+  auto r = run_cli({"eval", g.kernel(), "--task", k_default_task, "--harness", g.harness()}, 120, g.env("NVIDIA A100-SXM4-80GB"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(first_line(r.err).find("cannot tell which target GPU 0 is (GPU 'NVIDIA A100-SXM4-80GB' is none of the "
                                    "suite's targets"),
@@ -84,7 +84,7 @@ TEST(TargetDefault, AnUnknownGpuNeedsATargetAndSaysSo) {
 }
 
 TEST(TargetDefault, CheckWithoutAGpuFallsBackToH200) {
-  auto r = run_cli({"check", played_gpu::kernel(), "--task", k_task, "--json"}, 600,
+  auto r = run_cli({"check", played_gpu::kernel(), "--task", k_default_task, "--json"}, 600,
                    {{"PTXBENCH_DEVICE_NODE", "/nonexistent/nvidia0"}});
   ASSERT_NE(r.exit_code, 2) << r.err;
   EXPECT_EQ(ordered_json::parse(r.out)["target"], "h200");

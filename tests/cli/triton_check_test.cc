@@ -22,9 +22,9 @@ using testing::run_cli;
 #define SKIP_WITHOUT_PYTHON() \
   if (!find_executable("python3")) GTEST_SKIP() << "python3 not found on PATH (the Triton gate needs it)"
 
-fs::path example(const std::string& name) { return testing::repo_root() / "examples" / "triton" / name; }
+fs::path triton_example(const std::string& name) { return testing::repo_root() / "examples" / "triton" / name; }
 
-ordered_json check_json(const std::vector<std::string>& args, int* exit_code = nullptr) {
+ordered_json triton_check_json(const std::vector<std::string>& args, int* exit_code = nullptr) {
   std::vector<std::string> argv = {"check"};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back("--json");
@@ -46,7 +46,7 @@ const ordered_json& stage(const ordered_json& v, const std::string& name) {
 TEST(TritonCheck, GemmIsBuiltWithStaticSassDeferredToTheGpu) {
   SKIP_WITHOUT_PYTHON();
   int code = -1;
-  auto v = check_json({example("gemm_tl_dot.py").string(), "--task", "gemm_n7168_k5120"}, &code);
+  auto v = triton_check_json({triton_example("gemm_tl_dot.py").string(), "--task", "gemm_n7168_k5120"}, &code);
   EXPECT_EQ(code, 0);
   EXPECT_EQ(v["outcome"], "built");
   EXPECT_EQ(v["status"], nullptr);  // no FlashInfer status: nothing ran
@@ -59,7 +59,7 @@ TEST(TritonCheck, GemmIsBuiltWithStaticSassDeferredToTheGpu) {
   EXPECT_EQ(v["target_instructions"]["verdict"], "deferred");
   EXPECT_NE(v["message"].get<std::string>().find("Triton compiles on the GPU; checked after warm-up"), std::string::npos);
   // The artifact is the source itself, stored content-addressed, with its sha256.
-  auto text = read_file(example("gemm_tl_dot.py"), 1u << 20);
+  auto text = read_file(triton_example("gemm_tl_dot.py"), 1u << 20);
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(v["build"]["artifact_sha256"], sha256_hex(*text));
   EXPECT_EQ(fs::path(v["build"]["artifact"].get<std::string>()).filename(), "kernel.py");
@@ -69,7 +69,7 @@ TEST(TritonCheck, GemmIsBuiltWithStaticSassDeferredToTheGpu) {
 TEST(TritonCheck, TorchMatmulIsRejectedNamingRuleAndLine) {
   SKIP_WITHOUT_PYTHON();
   int code = -1;
-  auto v = check_json({example("fail_torch_matmul.py").string(), "--task", "gemm_n7168_k5120"}, &code);
+  auto v = triton_check_json({triton_example("fail_torch_matmul.py").string(), "--task", "gemm_n7168_k5120"}, &code);
   EXPECT_EQ(code, 1);
   EXPECT_EQ(v["outcome"], "rejected");
   EXPECT_EQ(v["status"], "COMPILE_ERROR");
@@ -83,7 +83,7 @@ TEST(TritonCheck, TorchMatmulIsRejectedNamingRuleAndLine) {
 
 TEST(TritonCheck, WhatPythonParsesButCannotCompileIsACompileErrorOfTheBuild) {
   SKIP_WITHOUT_PYTHON();
-  auto v = check_json({(testing::fixtures_dir() / "triton" / "nonlocal_unbound.py").string(), "--task",
+  auto v = triton_check_json({(testing::fixtures_dir() / "triton" / "nonlocal_unbound.py").string(), "--task",
                        "gemm_n7168_k5120"});
   EXPECT_EQ(v["outcome"], "compile_error");
   EXPECT_EQ(v["deciding_stage"], "build");
@@ -95,7 +95,7 @@ TEST(TritonCheck, WhatPythonParsesButCannotCompileIsACompileErrorOfTheBuild) {
 
 TEST(TritonCheck, ASolutionJsonWithLanguageTriton) {
   SKIP_WITHOUT_PYTHON();
-  auto text = read_file(example("attention_fwd_causal.py"), 1u << 20);
+  auto text = read_file(triton_example("attention_fwd_causal.py"), 1u << 20);
   ASSERT_TRUE(text.ok());
   ordered_json sol = {{"name", "attn_causal"},
                       {"definition", "mha_with_lse_d128_causal"},
@@ -109,7 +109,7 @@ TEST(TritonCheck, ASolutionJsonWithLanguageTriton) {
                       {"sources", {{{"path", "kernel.py"}, {"content", *text}}}}};
   fs::path file = fs::temp_directory_path() / "ptxbench-triton-solution.json";
   std::ofstream(file) << sol.dump(2);
-  auto v = check_json({file.string()});
+  auto v = triton_check_json({file.string()});
   fs::remove(file);
   EXPECT_EQ(v["task"], "mha_with_lse_d128_causal");
   EXPECT_EQ(v["outcome"], "built");
@@ -131,7 +131,7 @@ TEST(TritonCheck, ATritonSolutionMustBeOnePythonFile) {
                                    {{"path", "helper.py"}, {"content", "x = 1\n"}}}}};
   fs::path file = fs::temp_directory_path() / "ptxbench-triton-two-files.json";
   std::ofstream(file) << sol.dump(2);
-  auto v = check_json({file.string()});
+  auto v = triton_check_json({file.string()});
   fs::remove(file);
   EXPECT_EQ(v["outcome"], "rejected");
   EXPECT_NE(v["message"].get<std::string>().find("one Python file"), std::string::npos);
@@ -147,8 +147,8 @@ TEST(TritonCheck, EveryExampleEndsAsItsManifestSaysTheCpuStagesCanTell) {
   for (const auto& e : (*manifest)["examples"]) {
     const std::string file = e["file"].get<std::string>();
     SCOPED_TRACE(file);
-    ASSERT_TRUE(fs::exists(example(file)));
-    auto v = check_json({example(file).string(), "--task", e["task"].get<std::string>()});
+    ASSERT_TRUE(fs::exists(triton_example(file)));
+    auto v = triton_check_json({triton_example(file).string(), "--task", e["task"].get<std::string>()});
     if (e.value("expected_stage", "") == "source_gate") {
       EXPECT_EQ(v["outcome"], e["expected_outcome"]);
       EXPECT_EQ(v["status"], e["expected_status"]);

@@ -11,7 +11,7 @@
 namespace ptxbench::metrics {
 namespace {
 
-turn_record turn(int n, bool target_correct, std::optional<double> coverage) {
+turn_record coverage_turn(int n, bool target_correct, std::optional<double> coverage) {
   turn_record r;
   r.model = "M";
   r.arch = "sm_90a";
@@ -28,8 +28,8 @@ turn_record turn(int n, bool target_correct, std::optional<double> coverage) {
 TEST(CoverageMetrics, OnlyTurnsWithEnoughKnownCoverageCount) {
   // Four correct turns: an honest wgmma kernel (100 %), a token-wgmma one (0.00003 %), a correct
   // kernel with unknown coverage, and a correct kernel that is not target-correct.
-  std::vector<turn_record> turns = {turn(0, true, 1.0), turn(1, true, 2.7e-8), turn(2, true, std::nullopt),
-                                    turn(3, false, 0.95)};
+  std::vector<turn_record> turns = {coverage_turn(0, true, 1.0), coverage_turn(1, true, 2.7e-8), coverage_turn(2, true, std::nullopt),
+                                    coverage_turn(3, false, 0.95)};
   auto plain = compute_turn_rates(turns, 1);
   EXPECT_EQ(plain.target_correct_turns, 3);
   EXPECT_FALSE(plain.coverage_target_rate.has_value());  // no threshold, no column
@@ -40,7 +40,7 @@ TEST(CoverageMetrics, OnlyTurnsWithEnoughKnownCoverageCount) {
 }
 
 TEST(CoverageMetrics, Table1GainsABracketedLineAndTheCsvTwoColumns) {
-  std::vector<turn_record> turns = {turn(0, true, 1.0), turn(1, true, 0.0)};
+  std::vector<turn_record> turns = {coverage_turn(0, true, 1.0), coverage_turn(1, true, 0.0)};
   metrics_options opt;
   opt.turn_limits = {1};
   opt.min_coverage = 0.9;

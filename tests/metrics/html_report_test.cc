@@ -20,7 +20,7 @@ loaded_inputs fixture_inputs() {
   return *in;
 }
 
-std::size_t count(const std::string& s, const std::string& what) {
+std::size_t count_in(const std::string& s, const std::string& what) {
   std::size_t n = 0;
   for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
   return n;
@@ -32,11 +32,11 @@ TEST(MetricsHtmlReport, HasEverySection) {
     EXPECT_NE(html.find(id), std::string::npos) << id;
   // Table 1 cell of the fixture at <=1/<=4/<=8: target 1/4, 3/11, 3/11; plain 1/4, 5/11, 5/11.
   EXPECT_NE(html.find("<b>25.0 / 27.3 / 27.3</b><br><span class=\"plain\">(25.0 / 45.5 / 45.5)</span>"), std::string::npos);
-  EXPECT_EQ(count(html, "<svg class=\"chart\""), 5u);  // Fast_p, Fast^Inst_p, 2 best-speedup, 1 label bar chart
+  EXPECT_EQ(count_in(html, "<svg class=\"chart\""), 5u);  // Fast_p, Fast^Inst_p, 2 best-speedup, 1 label bar chart
   // 12 turn cells (the infra error included, dashed), each linking to its texts.
-  EXPECT_EQ(count(html, "<a class=\"cell"), 12u);
-  EXPECT_EQ(count(html, "<a class=\"cell infra\""), 1u);
-  EXPECT_EQ(count(html, "<a class=\"cell tc\""), 3u);
+  EXPECT_EQ(count_in(html, "<a class=\"cell"), 12u);
+  EXPECT_EQ(count_in(html, "<a class=\"cell infra\""), 1u);
+  EXPECT_EQ(count_in(html, "<a class=\"cell tc\""), 3u);
   EXPECT_NE(html.find("href=\"#turn-0\""), std::string::npos);
   EXPECT_NE(html.find("<details class=\"turn\" id=\"turn-0\">"), std::string::npos);
   EXPECT_NE(html.find("Rejected: cublas_v2.h is a vendor library header."), std::string::npos);
@@ -68,8 +68,8 @@ TEST(MetricsHtmlReport, UpstreamRowsHaveNoLinks) {
   auto in = load_inputs(spec);
   ASSERT_TRUE(in);
   auto html = render_html_report(*in, {});
-  EXPECT_EQ(count(html, "<span class=\"cell"), 864u + k_all_outcomes.size());  // every turn, plus the legend
-  EXPECT_EQ(count(html, "<a class=\"cell"), 0u);
+  EXPECT_EQ(count_in(html, "<span class=\"cell"), 864u + k_all_outcomes.size());  // every turn, plus the legend
+  EXPECT_EQ(count_in(html, "<a class=\"cell"), 0u);
   EXPECT_NE(html.find("Claude Opus 4.8"), std::string::npos);
 }
 
@@ -83,9 +83,9 @@ TEST(MetricsHtmlReport, ChartsSpeakProperly) {
   EXPECT_NE(html.find(">Fast<tspan baseline-shift=\"sub\" font-size=\"9\">p</tspan> (gemm_n7168_k5120, sm_90a)</text>"),
             std::string::npos);
   // 1.0x on both best-speedup charts, p = 1 on both Fast_p charts.
-  EXPECT_EQ(count(html, ">1.0× = reference</text>"), 2u);
-  EXPECT_EQ(count(html, ">p = 1</text>"), 2u);
-  EXPECT_EQ(count(html, "<path class=\"gap\""), 0u);  // a correct turn with a speedup from T = 1 on
+  EXPECT_EQ(count_in(html, ">1.0× = reference</text>"), 2u);
+  EXPECT_EQ(count_in(html, ">p = 1</text>"), 2u);
+  EXPECT_EQ(count_in(html, "<path class=\"gap\""), 0u);  // a correct turn with a speedup from T = 1 on
 }
 
 TEST(MetricsHtmlReport, CleanRunHasNoBanner) {
@@ -125,7 +125,7 @@ TEST(MetricsHtmlReport, CpuOnlyRunShowsWhatTheNumbersMean) {
             std::string::npos);
   EXPECT_EQ(html.find("id=\"report-warnings\""), std::string::npos);
   // Both turn limits of both best-speedup charts: no speedup, marked, not plotted as 0.
-  EXPECT_EQ(count(html, "<path class=\"gap\""), 4u);
+  EXPECT_EQ(count_in(html, "<path class=\"gap\""), 4u);
   // With upstream data beside it, the banner names the CPU-only run instead.
   spec.upstream_turns = testing_runs::upstream_subset();
   auto mixed = render_html_report(*load_inputs(spec), {});

@@ -12,7 +12,7 @@
 namespace ptxbench::metrics {
 namespace {
 
-turn_record turn(std::string language, std::string exp_dir, std::string traj, int t, eval_outcome label,
+turn_record language_turn(std::string language, std::string exp_dir, std::string traj, int t, eval_outcome label,
                  std::optional<double> speedup = {}, bool executed = false) {
   turn_record r;
   r.model = "m";
@@ -33,12 +33,12 @@ turn_record turn(std::string language, std::string exp_dir, std::string traj, in
 std::vector<turn_record> two_languages() {
   using L = eval_outcome;
   return {
-      turn("cuda", "runs/ptx", "t0", 0, L::compile_error),
-      turn("cuda", "runs/ptx", "t0", 1, L::passed, 0.768, true),
-      turn("triton", "runs/triton-a", "t0", 0, L::passed, 0.759, true),
-      turn("triton", "runs/triton-a", "t0", 1, L::passed, 0.9, false),  // fell back to mma.sync
-      turn("triton", "runs/triton-b", "t0", 0, L::runtime_error),       // a second Triton run, pooled
-      turn("triton", "runs/triton-b", "t0", 1, L::passed, 0.5, true),
+      language_turn("cuda", "runs/ptx", "t0", 0, L::compile_error),
+      language_turn("cuda", "runs/ptx", "t0", 1, L::passed, 0.768, true),
+      language_turn("triton", "runs/triton-a", "t0", 0, L::passed, 0.759, true),
+      language_turn("triton", "runs/triton-a", "t0", 1, L::passed, 0.9, false),  // fell back to mma.sync
+      language_turn("triton", "runs/triton-b", "t0", 0, L::runtime_error),       // a second Triton run, pooled
+      language_turn("triton", "runs/triton-b", "t0", 1, L::passed, 0.5, true),
   };
 }
 
@@ -79,7 +79,7 @@ TEST(LanguageMetrics, ComparisonPoolsEachLanguagesRuns) {
 }
 
 TEST(LanguageMetrics, NoTritonRunsNoComparisonAndTheReportSaysSo) {
-  std::vector<turn_record> cuda_only = {turn("cuda", "runs/ptx", "t0", 0, eval_outcome::passed, 1.0, true)};
+  std::vector<turn_record> cuda_only = {language_turn("cuda", "runs/ptx", "t0", 0, eval_outcome::passed, 1.0, true)};
   EXPECT_TRUE(compare_languages(group_turns(cuda_only), 8, {0.0}).empty());
   loaded_inputs in;
   in.records = cuda_only;

@@ -22,7 +22,7 @@ namespace {
 using namespace queue;
 using std::chrono::milliseconds;
 
-lease_request cpu_worker(const std::string& id, int64_t lease_ms = 5000) { return {id, worker_role::cpu, {}, lease_ms}; }
+lease_request failure_cpu_worker(const std::string& id, int64_t lease_ms = 5000) { return {id, worker_role::cpu, {}, lease_ms}; }
 
 void sleep_ms(int ms) { std::this_thread::sleep_for(milliseconds(ms)); }
 
@@ -40,7 +40,7 @@ TEST_P(StoreFailures, ALateCompletionFromAnExpiredLeaseIsDiscardedAndLogged) {
   auto store = open();
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->enqueue({fake_spec(1), "", true}));
-  auto zombie = store->lease(cpu_worker("zombie", 50));
+  auto zombie = store->lease(failure_cpu_worker("zombie", 50));
   ASSERT_TRUE(zombie && *zombie);
   sleep_ms(120);
   auto requeued = store->requeue_expired();
@@ -51,7 +51,7 @@ TEST_P(StoreFailures, ALateCompletionFromAnExpiredLeaseIsDiscardedAndLogged) {
   EXPECT_EQ((*after)->epoch, (*zombie)->epoch + 1) << "expiry fences the old lease off";
   EXPECT_EQ((*after)->lost_leases, 1);
 
-  auto fresh = store->lease(cpu_worker("fresh"));
+  auto fresh = store->lease(failure_cpu_worker("fresh"));
   ASSERT_TRUE(fresh && *fresh);
   EXPECT_EQ((*fresh)->id, (*zombie)->id);
   auto late = store->complete(ref_of(**zombie), R"({"status":"PASSED"})", std::nullopt);
@@ -71,7 +71,7 @@ TEST_P(StoreFailures, ARepeatedReportOfTheSameLeaseAppliesOnce) {
   auto store = open();
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->enqueue({fake_spec(1), "", true}));
-  auto l = store->lease(cpu_worker("w"));
+  auto l = store->lease(failure_cpu_worker("w"));
   ASSERT_TRUE(l && *l);
   for (int i = 0; i < 3; ++i) {
     auto r = store->complete(ref_of(**l), R"({"status":"COMPILE_ERROR"})", std::nullopt);
@@ -87,7 +87,7 @@ TEST_P(StoreFailures, HeartbeatsKeepALeaseAliveAndAWrongEpochIsStale) {
   auto store = open();
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->enqueue({fake_spec(1), "", true}));
-  auto l = store->lease(cpu_worker("w", 400));
+  auto l = store->lease(failure_cpu_worker("w", 400));
   ASSERT_TRUE(l && *l);
   for (int i = 0; i < 6; ++i) {  // 600 ms in all: the lease alone would have expired
     sleep_ms(100);
@@ -113,11 +113,11 @@ TEST_P(StoreFailures, InfrastructureFailuresAreRetriedWithBackOffThenFailedAsInf
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->enqueue({fake_spec(1), "", true}));
   for (int k = 1; k <= 3; ++k) {
-    auto l = store->lease(cpu_worker("w"));
+    auto l = store->lease(failure_cpu_worker("w"));
     ASSERT_TRUE(l);
     for (int spin = 0; !*l && spin < 100; ++spin) {  // waiting out the back-off
       sleep_ms(10);
-      l = store->lease(cpu_worker("w"));
+      l = store->lease(failure_cpu_worker("w"));
       ASSERT_TRUE(l);
     }
     ASSERT_TRUE(*l) << "attempt " << k;
@@ -129,7 +129,7 @@ TEST_P(StoreFailures, InfrastructureFailuresAreRetriedWithBackOffThenFailedAsInf
       EXPECT_EQ((*j)->state, job_state::queued);
       EXPECT_EQ((*j)->infra_failures, k);
       EXPECT_GE((*j)->not_before_ms - (*j)->queued_ms, 50 << (k - 1)) << "back-off doubles";
-      auto too_soon = store->lease(cpu_worker("w"));
+      auto too_soon = store->lease(failure_cpu_worker("w"));
       ASSERT_TRUE(too_soon);
       EXPECT_FALSE(*too_soon) << "a job in back-off is not leased";
     } else {
@@ -147,7 +147,7 @@ TEST_P(StoreFailures, GpuInfraFailureKeepsTheArtifactUnlessItMustBeRebuilt) {
   auto store = open();
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->enqueue({fake_spec(1), "", true}));
-  auto c = store->lease(cpu_worker("cpu"));
+  auto c = store->lease(failure_cpu_worker("cpu"));
   std::string bytes = fake_artifact((*c)->content_key);
   ASSERT_TRUE(store->put_artifact(sha256_hex(bytes), bytes));
   ASSERT_TRUE(store->finish_compile(ref_of(**c), sha256_hex(bytes)));
@@ -175,7 +175,7 @@ TEST_P(StoreFailures, ACandidateThatKeepsKillingItsWorkerFailsAsAPoisonPill) {
   ASSERT_TRUE(store->enqueue({fake_spec(1), "", true}));
   std::string id;
   for (int k = 1; k <= 2; ++k) {
-    auto l = store->lease(cpu_worker(fmt::format("w{}", k), 30));
+    auto l = store->lease(failure_cpu_worker(fmt::format("w{}", k), 30));
     ASSERT_TRUE(l && *l);
     id = (*l)->id;
     sleep_ms(60);
@@ -189,7 +189,7 @@ TEST_P(StoreFailures, ACandidateThatKeepsKillingItsWorkerFailsAsAPoisonPill) {
   EXPECT_EQ((*j)->error, "the CPU worker holding this candidate stopped responding 2 times (crashed, killed or hung); "
                          "PTXBench stopped retrying it");
   EXPECT_EQ(count_events(*store, id, "poison_pill"), 1);
-  auto l = store->lease(cpu_worker("w3"));
+  auto l = store->lease(failure_cpu_worker("w3"));
   ASSERT_TRUE(l);
   EXPECT_FALSE(*l) << "a poison pill is never leased again";
 }
@@ -239,14 +239,14 @@ TEST_P(StoreFailures, AReleasedJobWaitsAgainWithoutPenalty) {
   auto store = open();
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->enqueue({fake_spec(1), "", true}));
-  auto l = store->lease(cpu_worker("w"));
+  auto l = store->lease(failure_cpu_worker("w"));
   ASSERT_TRUE(store->release(ref_of(**l), "worker stopping"));
   auto j = store->get((*l)->id);
   EXPECT_EQ((*j)->state, job_state::queued);
   EXPECT_EQ((*j)->infra_failures, 0);
   EXPECT_EQ((*j)->lost_leases, 0);
   EXPECT_EQ((*j)->not_before_ms, 0);
-  auto again = store->lease(cpu_worker("w2"));
+  auto again = store->lease(failure_cpu_worker("w2"));
   ASSERT_TRUE(again && *again);
   EXPECT_EQ((*again)->id, (*l)->id);
 }
@@ -264,7 +264,7 @@ TEST_P(StoreFailures, WaitForChangeWakesWhenAnotherConnectionChangesTheJob) {
   EXPECT_GE(std::chrono::steady_clock::now() - t0, milliseconds(95)) << "the long-poll waits out its timeout";
   std::thread leaser([&] {
     sleep_ms(100);
-    (void)worker->lease(cpu_worker("w"));
+    (void)worker->lease(failure_cpu_worker("w"));
   });
   t0 = std::chrono::steady_clock::now();
   auto changed = waiter->wait_for_change(q->queued.id, q->queued.version, 5000);
@@ -279,7 +279,7 @@ TEST_P(StoreFailures, WaitForWorkWakesWhenAJobIsEnqueuedElsewhere) {
   auto worker = open();
   auto client = open();
   ASSERT_TRUE(worker && client);
-  auto empty = worker->wait_for_work(cpu_worker("w"), 50);
+  auto empty = worker->wait_for_work(failure_cpu_worker("w"), 50);
   ASSERT_TRUE(empty);
   EXPECT_FALSE(*empty);
   std::thread producer([&] {
@@ -287,7 +287,7 @@ TEST_P(StoreFailures, WaitForWorkWakesWhenAJobIsEnqueuedElsewhere) {
     (void)client->enqueue({fake_spec(1), "", true});
   });
   auto t0 = std::chrono::steady_clock::now();
-  auto woke = worker->wait_for_work(cpu_worker("w"), 5000);
+  auto woke = worker->wait_for_work(failure_cpu_worker("w"), 5000);
   producer.join();
   ASSERT_TRUE(woke);
   EXPECT_TRUE(*woke);
@@ -312,7 +312,7 @@ TEST_P(StoreFailures, ConcurrentWorkersNeverLeaseTheSameJob) {
       auto store = queue::open_job_store(m_where, test_store_options());
       if (!store) return;
       for (int errors = 0; errors < 50;) {
-        auto l = (*store)->lease(cpu_worker(fmt::format("w{}", w)));
+        auto l = (*store)->lease(failure_cpu_worker(fmt::format("w{}", w)));
         if (!l) {
           ++errors;  // busy beyond the store's own retries: try again
           continue;

@@ -79,8 +79,9 @@ void expect_upstream_shape(const ordered_json& t) {
     auto present = [&](const char* k) { return e.contains(k) && !e[k].is_null(); };
     EXPECT_EQ(present("correctness"), st == "PASSED" || st == "INCORRECT_NUMERICAL") << st;
     EXPECT_EQ(present("performance"), st == "PASSED") << st;
-    if (st == "PASSED")
+    if (st == "PASSED") {
       for (const char* k : {"latency_ms", "reference_latency_ms", "speedup_factor"}) EXPECT_TRUE(e["performance"].contains(k));
+    }
   }
 }
 

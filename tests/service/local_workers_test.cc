@@ -33,7 +33,7 @@ ordered_json get_json(int port, const std::string& path, int read_timeout_s = 5)
   return ordered_json::parse(r->body, nullptr, false);
 }
 
-std::string submit(int port, const std::string& code) {
+std::string submit_kernel(int port, const std::string& code) {
   ordered_json sol = {{"name", "k"},
                       {"definition", "gemm_n7168_k5120"},
                       {"author", "test"},
@@ -86,7 +86,7 @@ TEST(LocalWorkers, AGpuWorkerKilledMidJobLeavesItsJobToItsSiblingOnTheSameGpu) {
   EXPECT_NE(gpu_pids["local/gpu0"], gpu_pids["local1/gpu0"]);
   for (const auto& [id, pid] : gpu_pids) EXPECT_GT(pid, 0) << id;
 
-  const std::string id = submit(port, "// wgmma FAKE_SPEEDUP=1.25\n");
+  const std::string id = submit_kernel(port, "// wgmma FAKE_SPEEDUP=1.25\n");
   ASSERT_FALSE(id.empty());
   // The GPU worker holding the job, while the job runs.
   std::string holder;
@@ -150,8 +150,8 @@ TEST(PoisonPill, ACandidateThatKillsItsWorkersIsFailedAfterThreeAndNotRetriedFor
   p.add_worker("cpu");
   std::size_t g0 = p.add_worker("gpu"), g1 = p.add_worker("gpu");
 
-  const std::string pill = submit(p.port(), "// FAKE_KILL_WORKER\n");
-  const std::string honest = submit(p.port(), "// wgmma FAKE_SPEEDUP=1.5\n");
+  const std::string pill = submit_kernel(p.port(), "// FAKE_KILL_WORKER\n");
+  const std::string honest = submit_kernel(p.port(), "// wgmma FAKE_SPEEDUP=1.5\n");
   ASSERT_FALSE(pill.empty());
   ASSERT_FALSE(honest.empty());
   int deaths = 0;

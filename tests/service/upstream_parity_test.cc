@@ -32,13 +32,13 @@ http_reply request(int port, const std::string& method, const std::string& path,
   return r;
 }
 
-std::string submit(int port, const ordered_json& body, const std::string& endpoint = "/evaluate") {
+std::string submit_on_port(int port, const ordered_json& body, const std::string& endpoint = "/evaluate") {
   auto r = request(port, "POST", endpoint, body.dump());
   EXPECT_EQ(r.status, 200) << r.body.dump();
   return r.status == 200 ? r.body["task_id"].get<std::string>() : "";
 }
 
-ordered_json wait(int port, const std::string& id, int seconds = 20) {
+ordered_json wait_on_port(int port, const std::string& id, int seconds = 20) {
   auto r = request(port, "GET", "/tasks/" + id + "?timeout=" + std::to_string(seconds));
   EXPECT_EQ(r.status, 200) << r.body.dump();
   return r.body;
@@ -64,7 +64,7 @@ std::string kernel_with_a_fault() {
 // {exist, msg}), and / and /docs say what upstream's say.
 TEST(UpstreamParity, DebugAnswersWithTheMetadataUpstreamsClientRenders) {
   in_process_service svc;
-  auto t = wait(svc.port(), submit(svc.port(),
+  auto t = wait_on_port(svc.port(), submit_on_port(svc.port(),
                                    {{"solution", gemm_solution(kernel_with_a_fault(), "bad")},
                                     {"workload_uuids", {"94920358-01a8-4c5b-9209-3103fd490e94"}},
                                     {"sanitizer_types", {"memcheck"}},
@@ -93,7 +93,7 @@ TEST(UpstreamParity, DebugAnswersWithTheMetadataUpstreamsClientRenders) {
   EXPECT_NE(lines.find("    40 | //"), std::string::npos) << "two lines of context before";
   EXPECT_EQ(lines.find("    39 |"), std::string::npos) << "and no more";
   // A clean kernel: the report has no fault to show.
-  auto clean = wait(svc.port(), submit(svc.port(), {{"solution", gemm_solution("// wgmma\n", "ok")}}, "/debug"));
+  auto clean = wait_on_port(svc.port(), submit_on_port(svc.port(), {{"solution", gemm_solution("// wgmma\n", "ok")}}, "/debug"));
   EXPECT_FALSE(clean["logs"][0]["metadata"]["Most precise CUDA fault"]["exist"].get<bool>());
 
   auto root = request(svc.port(), "GET", "/");
@@ -115,7 +115,7 @@ TEST(UpstreamParity, DebugAnswersWithTheMetadataUpstreamsClientRenders) {
 // Parity 2 and 4: what upstream accepts, this service accepts.
 TEST(UpstreamParity, AnUnknownWorkloadIsAFailedTaskAndOtherAcceptedRequests) {
   in_process_service svc;
-  auto t = wait(svc.port(), submit(svc.port(), {{"solution", gemm_solution("// wgmma\n")}, {"workload_uuids", {"nonexistent_uuid"}}}));
+  auto t = wait_on_port(svc.port(), submit_on_port(svc.port(), {{"solution", gemm_solution("// wgmma\n")}, {"workload_uuids", {"nonexistent_uuid"}}}));
   EXPECT_EQ(t["status"], "failed");
   EXPECT_EQ(t["error"], "No workloads found for definition: gemm_n7168_k5120");
   EXPECT_EQ(t["ptxbench"]["failure"], "no_workloads");
@@ -190,7 +190,7 @@ TEST(UpstreamParity, PythonSolutionsBaselineOptionsAndTraceHardware) {
     py["spec"] = {{"language", language}, {"target_hardware", {"cuda"}}, {"entry_point", "pkg/main.py::kernel"},
                   {"destination_passing_style", false}};
     py["sources"][0]["path"] = "pkg/main.py";
-    auto t = wait(svc.port(), submit(svc.port(), {{"solution", py}}));
+    auto t = wait_on_port(svc.port(), submit_on_port(svc.port(), {{"solution", py}}));
     EXPECT_EQ(t["status"], "completed") << language << t.dump();
     EXPECT_EQ(t["traces"][0]["evaluation"]["status"], "PASSED") << language;
     auto job = svc.store().get(t["task_id"]);
@@ -203,14 +203,14 @@ TEST(UpstreamParity, PythonSolutionsBaselineOptionsAndTraceHardware) {
   EXPECT_EQ(r.status, 400);
   EXPECT_NE(r.body["detail"].get<std::string>().find("has no `outputs`"), std::string::npos) << r.body.dump();
   // profile_baseline: false: upstream reports no reference latency (0) and so a zero speedup.
-  auto t = wait(svc.port(), submit(svc.port(), {{"solution", gemm_solution("// wgmma FAKE_SPEEDUP=2\n", "p")}, {"profile_baseline", false}}));
+  auto t = wait_on_port(svc.port(), submit_on_port(svc.port(), {{"solution", gemm_solution("// wgmma FAKE_SPEEDUP=2\n", "p")}, {"profile_baseline", false}}));
   ASSERT_EQ(t["traces"][0]["evaluation"]["status"], "PASSED");
   EXPECT_EQ(t["traces"][0]["evaluation"]["performance"]["reference_latency_ms"], 0.0);
   EXPECT_EQ(t["traces"][0]["evaluation"]["performance"]["speedup_factor"], 0.0);
   EXPECT_GT(t["traces"][0]["evaluation"]["performance"]["latency_ms"].get<double>(), 0.0);
   EXPECT_EQ(t["ptxbench"]["verdict"]["timing"]["speedup"], 2.0) << "the measurement itself is kept";
   // A compile error is decided on a CPU worker; its trace still names hardware (upstream requires one).
-  auto c = wait(svc.port(), submit(svc.port(), {{"solution", gemm_solution("#error nope\n", "c")}}));
+  auto c = wait_on_port(svc.port(), submit_on_port(svc.port(), {{"solution", gemm_solution("#error nope\n", "c")}}));
   ASSERT_EQ(c["traces"][0]["evaluation"]["status"], "COMPILE_ERROR");
   EXPECT_EQ(c["traces"][0]["evaluation"]["environment"]["hardware"], "NVIDIA H200");
 }
@@ -241,12 +241,12 @@ TEST(ServedTargets, WithoutADefaultTheOneTargetTheLiveGpuWorkersServeIsUsed) {
   }
   // /health says so, for a client that builds for it (eval --remote without --target).
   EXPECT_EQ(request(svc.port(), "GET", "/health").body["default_target"], "h100");
-  auto t = wait(svc.port(), submit(svc.port(), {{"solution", gemm_solution("// wgmma\n", "auto")}}));
+  auto t = wait_on_port(svc.port(), submit_on_port(svc.port(), {{"solution", gemm_solution("// wgmma\n", "auto")}}));
   EXPECT_EQ(t["status"], "completed");
   EXPECT_EQ(t["ptxbench"]["target"], "h100");
   // Named h200, which no live worker serves: answered within seconds, saying why.
   auto t0 = std::chrono::steady_clock::now();
-  auto u = wait(svc.port(), submit(svc.port(), {{"solution", gemm_solution("// wgmma\n", "h200")}, {"target", "h200"}}), 30);
+  auto u = wait_on_port(svc.port(), submit_on_port(svc.port(), {{"solution", gemm_solution("// wgmma\n", "h200")}, {"target", "h200"}}), 30);
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(u["status"], "failed");
   EXPECT_EQ(u["error"],
@@ -268,20 +268,20 @@ TEST(ServedTargets, NoGpuWorkerMeansNoDefaultTargetAndNoCpuWorkerIsAnsweredToo) 
   EXPECT_EQ(r.body["detail"],
             "target: the request names no target and no live GPU worker serves this queue, so there is no default: name "
             "one (\"target\": \"h100\") or start serve with --target");
-  auto t = wait(svc.port(), submit(svc.port(), {{"solution", gemm_solution("// wgmma\n")}, {"target", "h200"}}), 30);
+  auto t = wait_on_port(svc.port(), submit_on_port(svc.port(), {{"solution", gemm_solution("// wgmma\n")}, {"target", "h200"}}), 30);
   EXPECT_EQ(t["status"], "failed");
   EXPECT_EQ(t["error"],
             "no live GPU worker serves this queue, so nothing can run target h200 (start `ptxbench worker --role gpu` on a "
             "h200 host)");
   // A check-only job needs no GPU: it is built and answered.
-  auto check = wait(svc.port(), submit(svc.port(), {{"solution", gemm_solution("// wgmma\n", "chk")}, {"target", "h200"}, {"check_only", true}}));
+  auto check = wait_on_port(svc.port(), submit_on_port(svc.port(), {{"solution", gemm_solution("// wgmma\n", "chk")}, {"target", "h200"}, {"check_only", true}}));
   EXPECT_EQ(check["status"], "completed") << check.dump();
 
   service_setup no_cpu;
   no_cpu.cpu_workers = 0;
   no_cpu.unserved_after_ms = 300;
   in_process_service idle(no_cpu);
-  auto q = wait(idle.port(), submit(idle.port(), {{"solution", gemm_solution("// wgmma\n")}}), 30);
+  auto q = wait_on_port(idle.port(), submit_on_port(idle.port(), {{"solution", gemm_solution("// wgmma\n")}}), 30);
   EXPECT_EQ(q["status"], "failed");
   EXPECT_EQ(q["error"], "no live CPU worker builds this queue's jobs (start `ptxbench worker --role cpu`)");
 }

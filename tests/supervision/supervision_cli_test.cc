@@ -19,18 +19,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string k_host =
+const std::string k_cli_host =
     "void run(ptxbench::tensor_view A, ptxbench::tensor_view B, ptxbench::tensor_view C, cudaStream_t s) {\n"
     "  gemm_kernel<<<1, 128, 0, s>>>();\n}\nPTXBENCH_EXPORT(run, PTXBENCH_BFLOAT16, PTXBENCH_BFLOAT16, PTXBENCH_BFLOAT16)\n";
 const std::string k_turn0 =  // fails to compile (the fake evaluator's marker)
     "#include <ptxbench/abi.h>\n__global__ void gemm_kernel() {\n  FAKE_COMPILE_ERROR;\n"
-    "  asm volatile(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0}, %1, %2;\");\n}\n" + k_host;
+    "  asm volatile(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0}, %1, %2;\");\n}\n" + k_cli_host;
 const std::string k_turn1 =  // wrong values
     "#include <ptxbench/abi.h>\n__global__ void gemm_kernel() {\n  // FAKE_WRONG\n"
-    "  asm volatile(\"wgmma.fence.sync.aligned;\");\n}\n" + k_host;
+    "  asm volatile(\"wgmma.fence.sync.aligned;\");\n}\n" + k_cli_host;
 const std::string k_turn2 =  // correct and target-correct (mentions wgmma), 0.9x
     "#include <ptxbench/abi.h>\n__global__ void gemm_kernel() {\n  // FAKE_SPEEDUP=0.9\n"
-    "  asm volatile(\"wgmma.fence.sync.aligned;\");\n  asm volatile(\"wgmma.commit_group.sync.aligned;\");\n}\n" + k_host;
+    "  asm volatile(\"wgmma.fence.sync.aligned;\");\n  asm volatile(\"wgmma.commit_group.sync.aligned;\");\n}\n" + k_cli_host;
 
 const std::string k_running_t0 = "gemm_n7168_k5120__h200__base__t0";
 

@@ -18,7 +18,7 @@ const fs::path k_root = PTXBENCH_SOURCE_ROOT_FOR_TESTS;
 #define SKIP_WITHOUT_PYTHON() \
   if (!find_executable("python3")) GTEST_SKIP() << "python3 not found on PATH"
 
-gate_options options() {
+gate_options byte_compile_options() {
   gate_options o;
   o.script = gate_script_under(k_root);
   return o;
@@ -32,7 +32,7 @@ fs::path write(const std::string& name, const std::string& text) {
 
 TEST(ByteCompile, AValidFileCompiles) {
   SKIP_WITHOUT_PYTHON();
-  auto r = byte_compile(k_root / "examples" / "triton" / "gemm_tl_dot.py", options());
+  auto r = byte_compile(k_root / "examples" / "triton" / "gemm_tl_dot.py", byte_compile_options());
   ASSERT_TRUE(r.ok()) << r.err().message;
   EXPECT_TRUE(r->ok);
   EXPECT_FALSE(r->python_version.empty());
@@ -45,7 +45,7 @@ TEST(ByteCompile, AValidFileCompiles) {
 TEST(ByteCompile, CompilerErrorsCarryLineAndMessage) {
   SKIP_WITHOUT_PYTHON();
   auto p = write("ptxbench-bc-return.py", "x = 1\n\n\ndef f():\n    pass\n\nreturn x\n");
-  auto r = byte_compile(p, options());
+  auto r = byte_compile(p, byte_compile_options());
   fs::remove(p);
   ASSERT_TRUE(r.ok()) << r.err().message;
   EXPECT_FALSE(r->ok);
@@ -60,7 +60,7 @@ TEST(ByteCompile, NeverRunsTheCandidate) {
   fs::remove(marker);
   auto p = write("ptxbench-bc-side-effect.py", "open(" + fs::path(marker).string().insert(0, "'").append("'") +
                                                    ", 'w').write('ran')\nraise SystemExit(3)\n");
-  auto r = byte_compile(p, options());
+  auto r = byte_compile(p, byte_compile_options());
   fs::remove(p);
   ASSERT_TRUE(r.ok()) << r.err().message;
   EXPECT_TRUE(r->ok);
@@ -68,8 +68,8 @@ TEST(ByteCompile, NeverRunsTheCandidate) {
 }
 
 TEST(ByteCompile, MissingFileOrScriptIsAnErrorNotAVerdict) {
-  EXPECT_FALSE(byte_compile("/nonexistent/kernel.py", options()).ok());
-  gate_options o = options();
+  EXPECT_FALSE(byte_compile("/nonexistent/kernel.py", byte_compile_options()).ok());
+  gate_options o = byte_compile_options();
   o.script = "/nonexistent/triton_gate.py";
   SKIP_WITHOUT_PYTHON();
   auto r = byte_compile(k_root / "examples" / "triton" / "gemm_tl_dot.py", o);
@@ -79,7 +79,7 @@ TEST(ByteCompile, MissingFileOrScriptIsAnErrorNotAVerdict) {
 
 TEST(TritonPackExample, PassesTheGate) {
   SKIP_WITHOUT_PYTHON();
-  auto findings = check_triton_source(k_root / "packs" / "triton" / "abi_example.py", options());
+  auto findings = check_triton_source(k_root / "packs" / "triton" / "abi_example.py", byte_compile_options());
   ASSERT_TRUE(findings.ok()) << findings.err().message;
   EXPECT_TRUE(findings->empty()) << (findings->empty() ? "" : findings->front().rule + ": " + findings->front().message);
 }

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include "build/binding_includes.h"
-#include "build/toolchain.h"
 #include "cli/cli_test_support.h"
 #include "core/file_io.h"
 #include "core/json_check.h"
@@ -20,8 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path example(const std::string& name) { return testing::repo_root() / "examples" / "upstream" / name; }
-
-bool have_nvcc() { return build::find_toolchain(PTXBENCH_CUDA_ROOT_FOR_TESTS).ok(); }
 
 solution with_binding(std::optional<std::string> binding) {
   solution s;
@@ -97,7 +94,7 @@ TEST(UpstreamExamples, TheWgmmaExampleKeepsTheNativeExamplesDeviceCode) {
 }
 
 TEST(UpstreamExamples, PtxbenchCheckBuildsTheWgmmaExample) {
-  if (!have_nvcc()) GTEST_SKIP() << "needs nvcc";
+  if (!testing::have_nvcc()) GTEST_SKIP() << "needs nvcc";
   auto r = testing::run_cli({"check", example("gemm_tvm_ffi.json").string(), "--json"});
   ASSERT_TRUE(r.started);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -115,7 +112,7 @@ TEST(UpstreamExamples, PtxbenchCheckBuildsTheWgmmaExample) {
 }
 
 TEST(UpstreamExamples, WithoutTheBindingTheTvmFfiHeadersAreNotThere) {
-  if (!have_nvcc()) GTEST_SKIP() << "needs nvcc";
+  if (!testing::have_nvcc()) GTEST_SKIP() << "needs nvcc";
   auto j = example_json("gemm_tvm_ffi_plain.json");
   j["spec"].erase("binding");
   fs::path dir = testing::make_temp_dir("no-binding");
@@ -145,7 +142,7 @@ TEST(UpstreamExamples, AnUnsupportedBindingIsAOneLineUsageError) {
 // The service hands Solutions straight to the pipeline, without the CLI's checks: an unsupported
 // binding must still end as the candidate's compile error, before anything is compiled.
 TEST(UpstreamExamples, ThePipelineRejectsAnUnsupportedBindingAsACompileError) {
-  if (!have_nvcc()) GTEST_SKIP() << "needs nvcc (the build stage looks for it first)";
+  if (!testing::have_nvcc()) GTEST_SKIP() << "needs nvcc (the build stage looks for it first)";
   auto s = load_suite(testing::repo_root() / "suite");
   ASSERT_TRUE(s.ok()) << s.err().message;
   auto sol = solution_from_json(example_json("gemm_tvm_ffi_plain.json"), "example");
