@@ -29,7 +29,7 @@ cd "$ROOT" || exit 2
 work=$(mktemp -d /tmp/ptxbench-speed-XXXXXX)
 server=
 bench_cleanup() {
-  [ -n "$server" ] && { kill -TERM "$server" 2>/dev/null; sleep 1; kill -KILL "$server" 2>/dev/null; wait "$server" 2>/dev/null; }
+  bench_stop "$server"
   rm -rf "$work"
 }
 GEMM=examples/gemm/wgmma_tma_pipelined.cu

@@ -13,6 +13,7 @@
 #                       earlier results of this GPU), or nothing
 #   bench_check NAME S  one "PASS NAME" (S = 0) or "FAIL NAME" line, also in $RESULTS/summary.txt
 #   bench_done          the "FAILS: N" line; exits with N, the number of failed checks
+#   bench_stop PID      stop a server the script started: SIGTERM, up to 5 s to exit, then SIGKILL
 #   bench_cleanup       (the script's own, optional) runs at exit before the results are packed
 #
 # Environment (all optional): PTXBENCH_BIN (binaries; default build/bin, else .carry/bin from
@@ -115,6 +116,15 @@ bench_result() {
     fi
   done
   return 1
+}
+
+bench_stop() {
+  [ -n "${1:-}" ] || return 0
+  kill -TERM "$1" 2>/dev/null
+  for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$1" 2>/dev/null
+  wait "$1" 2>/dev/null
+  return 0
 }
 
 bench_check() {

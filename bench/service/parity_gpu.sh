@@ -44,12 +44,7 @@ URL="http://127.0.0.1:$port"
 server=
 
 bench_cleanup() {
-  if [ -n "$server" ]; then
-    kill -TERM "$server" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$server" 2>/dev/null
-    wait "$server" 2>/dev/null
-  fi
+  bench_stop "$server"
   mkdir -p "$R/worker_logs"
   cp "$work"/service/logs/*.log "$R/worker_logs/" 2>/dev/null
   "$BIN/ptxbench" jobs --queue "$work/service/" --json > "$R/jobs.json" 2>&1

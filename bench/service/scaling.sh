@@ -23,7 +23,7 @@ port=${PTXBENCH_SERVICE_PORT:-18777}
 URL="http://127.0.0.1:$port"
 server=
 bench_cleanup() {
-  [ -n "$server" ] && { kill -TERM "$server" 2>/dev/null; sleep 1; kill -KILL "$server" 2>/dev/null; wait "$server" 2>/dev/null; }
+  bench_stop "$server"
   rm -rf "$work"
 }
 # The same protocol for the solo evaluation and the service's workers (hang.cu's sanitizer limit sets the pace).
@@ -80,8 +80,7 @@ for n in 1 2 4; do
     --target "$PTXBENCH_TARGET" --max-wait 400 "${SPECS[@]}" 2>&1 | tee "$RESULTS/n$n/upstream_client.txt"
   bench_check "n$n: every example through the upstream-format client" "${PIPESTATUS[0]}"
   python3 bench/service/service_gpu_check.py fetch --url "$URL" /metrics "$RESULTS/n$n/metrics.txt"
-  kill -TERM "$server" 2>/dev/null; for _ in $(seq 50); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$server" 2>/dev/null; wait "$server" 2>/dev/null; server=
+  bench_stop "$server"; server=
   mkdir -p "$RESULTS/n$n/worker_logs"; cp "$work/service-n$n"/logs/*.log "$RESULTS/n$n/worker_logs/" 2>/dev/null
   python3 bench/service/service_gpu_check.py compare --out "$RESULTS" --direct "$RESULTS/solo.json" --speedup-tolerance 0.01 \
     "n$n=$RESULTS/n$n/upstream_client.json" 2>&1 | tee "$RESULTS/compare_n$n.txt"

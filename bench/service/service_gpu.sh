@@ -45,12 +45,7 @@ server=
 direct=
 
 bench_cleanup() {
-  if [ -n "$server" ]; then
-    kill -TERM "$server" 2>/dev/null
-    for _ in $(seq 50); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$server" 2>/dev/null
-    wait "$server" 2>/dev/null
-  fi
+  bench_stop "$server"
   [ -n "$direct" ] && kill -TERM "$direct" 2>/dev/null  # timeout(1) passes TERM on to the eval
   mkdir -p "$R/worker_logs"
   cp "$work"/service/logs/*.log "$R/worker_logs/" 2>/dev/null

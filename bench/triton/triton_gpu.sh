@@ -220,10 +220,7 @@ PY
     > "$R/compare.txt" 2>&1
   echo "   service against direct: exit $? at $((SECONDS - START))s"
   python3 "$SERVICE_CHECK" fetch --url "$URL" /health "$R/health.json"
-  kill -TERM "$server" 2>/dev/null
-  for _ in $(seq 50); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$server" 2>/dev/null
-  wait "$server" 2>/dev/null
+  bench_stop "$server"
   mkdir -p "$R/worker_logs" && cp "$work"/service/logs/*.log "$R/worker_logs/" 2>/dev/null
   "$P" jobs --queue "$work/service/" --json > "$R/jobs.json" 2>&1
   rm -rf "$work"
