@@ -202,7 +202,9 @@ for r in s5 s6; do recipe $r "$student" --allow-underfilled-definitions; done
 DATA=$RES/train_rows.jsonl
 cat "$RES/recipes/s0/sft/sft.jsonl" "$RES/recipes/s5/sft/sft.jsonl" > "$DATA" 2>/dev/null
 say "        training rows: $(wc -l < "$DATA" 2>/dev/null || echo 0) (s0 + s5)"
-stage reader 120 env PTXBENCH_SFT_EXPORT="$DATA" python3 -B -m unittest -v train.tests.test_export_format
+# train/'s tests of exported rows (they skip without them; bench/adapt/train_smoke.sh counts on them running here)
+stage reader 240 env PTXBENCH_SFT_EXPORT="$DATA" PTXBENCH_SFT_DATA="$DATA" \
+  python3 -B -m unittest -v train.tests.test_export_format train.tests.test_exported_sft
 RUN=$RES/train
 # The paper's settings are sft_lora's defaults; fp32 because the model is tiny (bf16 is for the real one).
 stage train 420 python3 -m train.sft_lora --data "$DATA" --model "$TINY" --out "$RUN" --dtype fp32 --eval-loss

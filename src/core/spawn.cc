@@ -7,9 +7,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -18,8 +24,77 @@
 
 namespace ptxbench {
 
+namespace {
+
+// PR_SET_PDEATHSIG fires when the *thread* that forked the child ends, not the process. A harness
+// started by one of an agent sweep's worker threads was SIGKILLed the moment that thread ran out of
+// trajectories, while the other threads still evaluated through it ("the harness is gone"). So a child
+// with a parent-death signal is forked by this thread, which lives as long as the process: the signal
+// then means what the caller asked for, "the process died".
+class process_lifetime_spawner {
+ public:
+  process_lifetime_spawner() : m_owner(::getpid()) { std::thread([this] { loop(); }).detach(); }
+
+  result<pid_t> run(std::function<result<pid_t>()> work) {
+    std::packaged_task<result<pid_t>()> task(std::move(work));
+    auto done = task.get_future();
+    {
+      std::lock_guard lock(m_mutex);
+      m_queue.push_back(std::move(task));
+    }
+    m_wake.notify_one();
+    return done.get();
+  }
+
+  [[nodiscard]] pid_t owner() const { return m_owner; }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::unique_lock lock(m_mutex);
+      m_wake.wait(lock, [&] { return !m_queue.empty(); });
+      auto task = std::move(m_queue.front());
+      m_queue.pop_front();
+      lock.unlock();
+      task();
+    }
+  }
+
+  pid_t m_owner;
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  std::deque<std::packaged_task<result<pid_t>()>> m_queue;
+};
+
+process_lifetime_spawner& spawner() {
+  // Never destroyed (its thread may still wait at exit), and made again in a forked child, which has
+  // the pointer but not the thread.
+  static std::atomic<process_lifetime_spawner*> the{nullptr};
+  static std::mutex making;
+  auto* s = the.load();
+  if (s && s->owner() == ::getpid()) return *s;
+  std::lock_guard lock(making);
+  s = the.load();
+  if (!s || s->owner() != ::getpid()) {
+    s = new process_lifetime_spawner();
+    the.store(s);
+  }
+  return *s;
+}
+
+result<pid_t> fork_and_exec(const background_spec& spec);
+
+}  // namespace
+
 result<pid_t> spawn_background(const background_spec& spec) {
   if (spec.argv.empty()) return make_error("spawn: no program");
+  if (spec.parent_death_signal == 0) return fork_and_exec(spec);
+  return spawner().run([&spec] { return fork_and_exec(spec); });
+}
+
+namespace {
+
+result<pid_t> fork_and_exec(const background_spec& spec) {
   std::vector<char*> args;
   for (const auto& a : spec.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -75,6 +150,8 @@ result<pid_t> spawn_background(const background_spec& spec) {
   if (null_fd >= 0) ::close(null_fd);
   return pid;
 }
+
+}  // namespace
 
 std::optional<int> reap_if_exited(pid_t pid) {
   int st = 0;

@@ -22,7 +22,8 @@ struct background_spec {
   std::filesystem::path log;                ///< stdout and stderr are appended here; empty: inherited
   std::vector<std::pair<int, int>> fds;     ///< (descriptor here, number in the child), e.g. a pipe end → 3
   bool new_group = true;                    ///< setsid(): a kill of the group reaches its children too
-  int parent_death_signal = SIGKILL;        ///< sent to the child when the spawning *thread* ends; 0: none
+  int parent_death_signal = SIGKILL;        ///< sent to the child when this process ends (whichever thread
+                                            ///< spawned it, and however long that thread lives); 0: none
 };
 
 /// Starts the child; its stdin is /dev/null. Only the listed descriptors are passed on (every other

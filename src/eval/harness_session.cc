@@ -140,7 +140,15 @@ status harness_session::evaluate(gpu_candidate& c, const std::atomic<bool>* canc
     close(why, false);
     return make_error(tail.empty() ? why : fmt::format("{} ({})", why, tail));
   };
-  if (!write_line(m_to, ordered_json{{"candidate", to_json(jc)}}.dump())) return fail("the harness is gone");
+  if (auto sent = write_line(m_to, ordered_json{{"candidate", to_json(jc)}}.dump()); !sent) {
+    // Say how it went (its exit status or the signal that ended it), not only that it is gone.
+    pid_t pid = m_pid;
+    m_pid = -1;
+    auto st = reap_if_exited(pid);
+    return fail(fmt::format("the harness is gone ({}; it {})", sent.err().message,
+                            st ? describe_wait_status(*st) : "was still running, now " +
+                                                                 describe_wait_status(stop_child(pid, SIGKILL, 0))));
+  }
   // Wait in slices so a cancelled lease (worker stopping, lease lost) stops the harness promptly.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(m_candidate_deadline_s);
   auto line = m_reader->read_line(0);

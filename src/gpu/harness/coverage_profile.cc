@@ -1,5 +1,7 @@
 #include "gpu/harness/coverage_profile.h"
 
+#include <initializer_list>
+
 #include <fmt/format.h>
 
 #include "core/process.h"
@@ -21,8 +23,26 @@ std::string ncu_metric_complaint(const std::string& output) {
   return "";
 }
 
+namespace {
+// Kernels are named by their mangled symbols in both pages: the candidate's kernels are known by the
+// symbols of its built object, and a demangled name is no identity — Nsight Compute spells a template
+// argument `<0>` where the C++ demangler spells `<false>`, so an honest templated kernel would not be
+// recognised as the candidate's and its GMMA would not count.
+std::vector<std::string> import_command(const std::filesystem::path& ncu, const std::filesystem::path& report,
+                                        std::initializer_list<const char*> page) {
+  std::vector<std::string> argv = {ncu.string(), "-i", report.string() + ".ncu-rep", "--csv", "--print-kernel-base",
+                                   "mangled"};
+  argv.insert(argv.end(), page.begin(), page.end());
+  return argv;
+}
+}  // namespace
+
+std::vector<std::string> details_page_command(const std::filesystem::path& ncu, const std::filesystem::path& report) {
+  return import_command(ncu, report, {"--page", "details", "--print-metric-instances", "details"});
+}
+
 std::vector<std::string> source_page_command(const std::filesystem::path& ncu, const std::filesystem::path& report) {
-  return {ncu.string(), "-i", report.string() + ".ncu-rep", "--csv", "--page", "source", "--print-source", "sass"};
+  return import_command(ncu, report, {"--page", "source", "--print-source", "sass"});
 }
 
 coverage_evidence coverage_evidence_from(const process_result& page, const std::string& details_csv,

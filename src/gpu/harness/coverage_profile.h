@@ -21,8 +21,13 @@ std::string coverage_profile_metrics();
 /// that mentions a metric), or "" when there is none.
 std::string ncu_metric_complaint(const std::string& output);
 
+/// The command that prints the report's details page (`ncu -i REPORT.ncu-rep --csv --page details
+/// --print-metric-instances details`), kernels named by their mangled symbols.
+std::vector<std::string> details_page_command(const std::filesystem::path& ncu, const std::filesystem::path& report);
+
 /// The command that prints the report's source page (`ncu -i REPORT.ncu-rep --csv --page source
-/// --print-source sass`); the dynamic check runs it beside the details page's import.
+/// --print-source sass`), kernels named like the details page; the dynamic check runs it beside the
+/// details page's import.
 std::vector<std::string> source_page_command(const std::filesystem::path& ncu, const std::filesystem::path& report);
 
 /// The evidence from the source page's import and the details page. `missing` non-empty: the

@@ -149,9 +149,7 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
                ? run_process({.argv = source_page_command(*ncu, report), .timeout_s = 120, .max_output_bytes = 64u << 20})
                : process_result{};
   });
-  auto imported = run_process({.argv = {ncu->string(), "-i", report.string() + ".ncu-rep", "--csv", "--page", "details",
-                                        "--print-metric-instances", "details"},
-                               .timeout_s = 120});
+  auto imported = run_process({.argv = details_page_command(*ncu, report), .timeout_s = 120});
   if (!imported.succeeded()) {
     details["log"] = runner_log;
     return profile_error(fmt::format("ncu --import {}: {}", describe_exit(imported, 120), imported.err.substr(0, 400)),
