@@ -149,12 +149,9 @@ result<ordered_json> collect_kernels(const kernelgen_options& o, const fs::path&
 }
 
 result<std::vector<kernel_row>> load_kernels(const fs::path& dir) {
-  auto manifest = read_manifest(dir, k_kernelgen_format, "`ptxbench kernelgen collect`");
-  if (!manifest) return manifest.err();
-  std::string recorded = (*manifest)["files"].is_object() ? (*manifest)["files"].value("kernels.jsonl", "") : "";
-  if (auto text = read_verified(dir, "kernels.jsonl", recorded, dir.string()); !text) return text.err();
-  auto lines = read_jsonl_objects(dir / "kernels.jsonl", k_max_jsonl_bytes);
-  if (!lines) return lines.err();
+  auto staged = read_staged_rows(dir, k_kernelgen_format, "`ptxbench kernelgen collect`", "kernels.jsonl");
+  if (!staged) return staged.err();
+  const auto* lines = &staged->rows;
   std::vector<kernel_row> rows;
   std::size_t n = 0;
   for (const auto& j : *lines) {

@@ -59,15 +59,10 @@ result<std::string> read_prompt(const std::filesystem::path& dir, const std::str
 }  // namespace
 
 result<std::vector<mined_row>> load_mined(const std::filesystem::path& dir) {
-  auto manifest = read_manifest(dir, k_mined_format, "`ptxbench fixit mine`");
-  if (!manifest) return manifest.err();
   const std::string rows_file = "mined.jsonl";
-  std::string recorded;
-  if ((*manifest)["files"].is_object() && (*manifest)["files"].contains(rows_file))
-    recorded = (*manifest)["files"][rows_file].get<std::string>();
-  if (auto text = read_verified(dir, rows_file, recorded, dir.string()); !text) return text.err();
-  auto lines = read_jsonl_objects(dir / rows_file, k_max_jsonl_bytes);
-  if (!lines) return lines.err();
+  auto staged = read_staged_rows(dir, k_mined_format, "`ptxbench fixit mine`", rows_file);
+  if (!staged) return staged.err();
+  const auto* lines = &staged->rows;
   std::vector<mined_row> rows;
   std::size_t n = 0;
   for (const auto& j : *lines) {

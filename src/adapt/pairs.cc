@@ -249,12 +249,9 @@ result<ordered_json> collect_pairs(const pairs_options& o, const fs::path& out) 
 }
 
 result<std::vector<pair_row>> load_pairs(const fs::path& dir) {
-  auto manifest = read_manifest(dir, k_pairs_format, "`ptxbench fixit pairs`");
-  if (!manifest) return manifest.err();
-  std::string recorded = (*manifest)["files"].is_object() ? (*manifest)["files"].value("pairs.jsonl", "") : "";
-  if (auto text = read_verified(dir, "pairs.jsonl", recorded, dir.string()); !text) return text.err();
-  auto lines = read_jsonl_objects(dir / "pairs.jsonl", k_max_jsonl_bytes);
-  if (!lines) return lines.err();
+  auto staged = read_staged_rows(dir, k_pairs_format, "`ptxbench fixit pairs`", "pairs.jsonl");
+  if (!staged) return staged.err();
+  const auto* lines = &staged->rows;
   std::vector<pair_row> rows;
   std::set<std::string> ids;
   std::size_t n = 0;

@@ -370,18 +370,14 @@ result<reason_outcome> run_reasoning(const reason_options& o, reason_services& s
 }
 
 result<reasoning_set> load_reasoning(const fs::path& dir) {
-  auto manifest = read_manifest(dir, k_reasoning_format, "`ptxbench fixit reason` / `kernelgen reason`");
-  if (!manifest) {
-    std::error_code ec;
-    if (fs::exists(dir / "plan.json", ec))
-      return make_error(fmt::format("{}: the reasoning has not finished (no manifest.json); re-run its command to "
-                                    "resume it", dir.string()));
-    return manifest.err();
-  }
-  if (auto text = read_verified(dir, "reasoning.jsonl", (*manifest)["files"].value("reasoning.jsonl", ""), dir.string()); !text)
-    return text.err();
-  auto lines = read_jsonl_objects(dir / "reasoning.jsonl", k_max_jsonl_bytes);
-  if (!lines) return lines.err();
+  std::error_code ec;
+  if (!fs::exists(dir / "manifest.json", ec) && fs::exists(dir / "plan.json", ec))
+    return make_error(fmt::format("{}: the reasoning has not finished (no manifest.json); re-run its command to "
+                                  "resume it", dir.string()));
+  auto staged = read_staged_rows(dir, k_reasoning_format, "`ptxbench fixit reason` / `kernelgen reason`", "reasoning.jsonl");
+  if (!staged) return staged.err();
+  const auto* manifest = &staged->manifest;
+  const auto* lines = &staged->rows;
   reasoning_set set;
   set.dir = dir.string();
   set.kind = manifest->value("kind", "");

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/file_io.h"
+#include "core/jsonl_file.h"
 #include "core/sha256.h"
 
 namespace ptxbench::adapt {
@@ -125,6 +126,20 @@ result<ordered_json> read_manifest(const fs::path& dir, const std::string& forma
                                   j->is_object() && j->contains("format") ? (*j)["format"].dump() : "missing",
                                   format));
   return j;
+}
+
+result<staged_rows> read_staged_rows(const fs::path& dir, const std::string& format, const std::string& kind,
+                                     const std::string& rows_file) {
+  auto manifest = read_manifest(dir, format, kind);
+  if (!manifest) return manifest.err();
+  std::string recorded;
+  const ordered_json& m = *manifest;
+  if (auto files = m.find("files"); files != m.end() && files->is_object())
+    if (auto f = files->find(rows_file); f != files->end() && f->is_string()) recorded = f->get<std::string>();
+  if (auto text = read_verified(dir, rows_file, recorded, dir.string()); !text) return text.err();
+  auto rows = read_jsonl_objects(dir / rows_file, k_max_jsonl_bytes);
+  if (!rows) return rows.err();
+  return staged_rows{std::move(*manifest), std::move(*rows)};
 }
 
 }  // namespace ptxbench::adapt

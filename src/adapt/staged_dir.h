@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/json_check.h"
 #include "core/result.h"
@@ -55,6 +56,18 @@ inline constexpr std::size_t k_max_jsonl_bytes = std::size_t{4} << 30;
 
 /// Reads DIR/manifest.json and checks its "format"; `kind` names the expected producer in errors.
 result<ordered_json> read_manifest(const std::filesystem::path& dir, const std::string& format, const std::string& kind);
+
+/// A finished staged folder's manifest and the JSON objects of one rows file it lists.
+struct staged_rows {
+  ordered_json manifest;
+  std::vector<ordered_json> rows;
+};
+
+/// read_manifest, then DIR/rows_file checked against the sha256 the manifest records for it under
+/// "files" (when it records one) and read as JSON Lines objects: the one way adapt's loaders read a
+/// folder another stage wrote.
+result<staged_rows> read_staged_rows(const std::filesystem::path& dir, const std::string& format,
+                                     const std::string& kind, const std::string& rows_file);
 
 /// True when `relative` is a plain relative path inside its folder (no "..", not absolute).
 bool is_safe_relative(const std::string& relative);
