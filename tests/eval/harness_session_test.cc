@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "eval/harness_session.h"
 #include "suite/task.h"
@@ -63,6 +64,21 @@ TEST(HarnessSession, OneSetupServesManyCandidatesAndCompletesTheirVerdicts) {
   }
   EXPECT_EQ((*session)->pid(), pid) << "the same harness answered every candidate";
   EXPECT_EQ((*session)->candidates(), 3);
+  EXPECT_TRUE((*session)->alive());
+}
+
+TEST(HarnessSession, OutlivesTheThreadThatStartedIt) {
+  // An agent sweep's worker thread starts the shared harness on its first evaluation and may finish
+  // its trajectories long before the others; the harness must stay up for them (an H100 run of
+  // `sft recipe` lost it to the parent-death signal, which fires when the starting thread ends).
+  session_fixture f;
+  result<std::unique_ptr<harness_session>> session = make_error("not started");
+  std::thread([&] { session = harness_session::start(*f.t, *f.target, f.config); }).join();
+  ASSERT_TRUE(session) << session.err().message;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto v = run_one(**session, f, "run");
+  ASSERT_TRUE(v) << v.err().message;
+  EXPECT_EQ(v->outcome(), eval_outcome::passed);
   EXPECT_TRUE((*session)->alive());
 }
 

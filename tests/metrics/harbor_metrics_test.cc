@@ -16,6 +16,7 @@
 #include "core/file_io.h"
 #include "core/json_check.h"
 #include "core/process.h"
+#include "cli/cli_test_support.h"
 #include "test_support.h"
 
 namespace ptxbench::metrics {
@@ -32,13 +33,7 @@ class HarborMetrics : public ::testing::Test {
   void TearDown() override {
     if (!m_dir.empty()) fs::remove_all(m_dir);
   }
-  process_result run(std::vector<std::string> args) {
-    process_spec spec;
-    spec.argv = {m_bin.string()};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.timeout_s = 60;
-    return run_process(spec);
-  }
+  static process_result run(const std::vector<std::string>& args) { return testing::run_cli(args, 60); }
   std::string file(const fs::path& p) {
     auto text = read_text_file(p, 64 << 20);
     return text ? *text : "";

@@ -7,11 +7,13 @@
 #include "core/file_io.h"
 #include "core/process.h"
 #include "run_dir_fixtures.h"
+#include "cli/cli_test_support.h"
 #include "test_support.h"
 
 namespace ptxbench::metrics {
 namespace {
 namespace fs = std::filesystem;
+using testing::first_line;
 
 class MetricsCli : public ::testing::Test {
  protected:
@@ -23,15 +25,8 @@ class MetricsCli : public ::testing::Test {
   void TearDown() override {
     if (!m_dir.empty()) fs::remove_all(m_dir);
   }
-  process_result run(std::vector<std::string> args) {
-    process_spec spec;
-    spec.argv = {m_bin.string()};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.timeout_s = 60;
-    return run_process(spec);
-  }
+  static process_result run(const std::vector<std::string>& args) { return testing::run_cli(args, 60); }
   std::string file(const std::string& name) { return *read_text_file(m_dir / name, 64 << 20); }
-  static std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
   static std::string last_line(const std::string& text) {
     std::string t = text.substr(0, text.size() - (!text.empty() && text.back() == '\n'));
     return t.substr(t.rfind('\n') + 1);
