@@ -42,6 +42,9 @@ TEST(SpawnBackground, AChildOutlivesTheThreadThatStartedIt) {
     auto started = spawn_background({.argv = {"/bin/sleep", "30"}});
     ASSERT_TRUE(started.ok()) << started.err().message;
     pid = *started;
+    // Long enough for the child to arm its parent-death signal before this thread ends (a thread
+    // that ends at once may beat it, and then nothing is sent).
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
   });
   starter.join();
   ASSERT_GT(pid, 0);
@@ -63,6 +66,7 @@ TEST(SpawnBackground, AChildDiesWithItsProcess) {
     std::thread([&] {
       auto started = spawn_background({.argv = {"/bin/sleep", "30"}});
       if (started) child = *started;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }).join();
     if (::write(pipe_fds[1], &child, sizeof child) != sizeof child) ::_exit(2);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the child must survive the thread
