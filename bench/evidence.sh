@@ -38,7 +38,7 @@ part_scripts() {
     speed)           echo "540 eval/speed.sh" ;;
     triton)          echo "560 triton/triton_gpu.sh" ;;
     triton-exploits) echo "560 triton/triton_gpu.sh exploits" ;;
-    fixit)           echo "300 adapt/fixit_gpu.sh" ;;
+    fixit)           echo "540 adapt/fixit_gpu.sh" ;;  # seven recipes, each evaluating its repairs on the GPU
     train)           echo "200 adapt/train_smoke.sh" ;;
     supervision)     echo "200 adapt/supervision_gpu.sh" ;;
     *) return 1 ;;
