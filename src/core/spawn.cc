@@ -50,6 +50,10 @@ class process_lifetime_spawner {
 
  private:
   void loop() {
+    // Signals sent to the process are handled by the threads that expect them, never here.
+    sigset_t all;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_BLOCK, &all, nullptr);
     for (;;) {
       std::unique_lock lock(m_mutex);
       m_wake.wait(lock, [&] { return !m_queue.empty(); });
@@ -112,7 +116,11 @@ result<pid_t> fork_and_exec(const background_spec& spec) {
     return make_error(std::string("spawn: fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
-    // In the child: only async-signal-safe calls from here on.
+    // In the child: only async-signal-safe calls from here on. The child starts with no blocked
+    // signal, whatever the forking thread had blocked (the mask survives execve).
+    sigset_t none;
+    ::sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     if (spec.new_group) ::setsid();
     if (spec.parent_death_signal) {
       ::prctl(PR_SET_PDEATHSIG, spec.parent_death_signal);

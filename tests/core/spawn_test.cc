@@ -1,6 +1,7 @@
 // Background children and the parent-death signal: it must mean "this process died", whichever thread
 // started the child. (PR_SET_PDEATHSIG alone fires when the forking *thread* ends; an agent sweep's
 // worker thread that finished its trajectories used to take the shared GPU harness down with it.)
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,6 +52,23 @@ TEST(SpawnBackground, AChildOutlivesTheThreadThatStartedIt) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_FALSE(reap_if_exited(pid).has_value()) << "the child died with the thread that started it";
   int st = stop_child(pid, SIGTERM, 2000);
+  EXPECT_EQ(describe_wait_status(st).rfind("killed by signal SIGTERM", 0), 0u) << describe_wait_status(st);
+}
+
+TEST(SpawnBackground, AChildStartsWithNoBlockedSignal) {
+  // Whatever the starting thread blocked, the child can be stopped politely (the mask survives exec).
+  pid_t pid = -1;
+  std::thread([&] {
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &term, nullptr);
+    auto started = spawn_background({.argv = {"/bin/sleep", "30"}});
+    if (started) pid = *started;
+  }).join();
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // past exec
+  int st = stop_child(pid, SIGTERM, 3000);
   EXPECT_EQ(describe_wait_status(st).rfind("killed by signal SIGTERM", 0), 0u) << describe_wait_status(st);
 }
 
