@@ -11,8 +11,10 @@
 #include "cli/commands.h"
 #include "cli/metrics_inputs.h"
 #include "cli/output_paths.h"
+#include "core/file_io.h"
 #include "metrics/aggregate.h"
 #include "metrics/arms.h"
+#include "metrics/ceiling.h"
 #include "metrics/metrics_csv.h"
 #include "metrics/data_warnings.h"
 #include "metrics/table1.h"
@@ -25,7 +27,8 @@ struct metrics_args {
   std::string out;
 };
 
-ordered_json meta_json(const metrics_args& a, const metrics::loaded_inputs& in, const metrics::metrics_options& opt) {
+ordered_json meta_json(const metrics_args& a, const metrics::loaded_inputs& in, const metrics::metrics_options& opt,
+                       const std::optional<metrics::reference_set>& ceiling) {
   auto counts = metrics::count_records(in.records);
   return {{"format", "ptxbench.metrics/1"},
           {"ptxbench_version", PTXBENCH_VERSION},
@@ -37,7 +40,8 @@ ordered_json meta_json(const metrics_args& a, const metrics::loaded_inputs& in, 
           {"infra_error_turns_excluded", counts.infra_errors},
           {"warnings", metrics::warnings_json(in.warnings)},
           {"notes", in.notes},
-          {"cpu_only_runs", in.cpu_only_runs}};
+          {"cpu_only_runs", in.cpu_only_runs},
+          {"ceiling", ceiling ? ordered_json(ceiling->sources) : ordered_json(nullptr)}};
 }
 
 exit_status run_metrics(const metrics_args& a) {
@@ -51,14 +55,22 @@ exit_status run_metrics(const metrics_args& a) {
   const auto& loaded = in->loaded;
   auto groups = metrics::group_turns(loaded.records);
   auto tables = metrics::compute_metrics(groups, opt);
-  const std::string table = metrics::render_table1_markdown(
+  std::string table = metrics::render_table1_markdown(
       metrics::build_table1(tables.turn_rates, opt.turn_limits, opt.min_coverage), opt.turn_limits);
+  // The CUDA-PTX vs Triton comparison (Fig. 3) and the ceiling at the largest turn limit.
+  const int limit = opt.turn_limits.empty() ? 8 : *std::max_element(opt.turn_limits.begin(), opt.turn_limits.end());
+  std::vector<metrics::ceiling_row> ceiling;
+  if (in->ceiling) {
+    ceiling = metrics::compute_ceiling(loaded.records, limit, *in->ceiling);
+    table += "\n" + metrics::render_ceiling_markdown(ceiling, limit);
+  }
   auto st = metrics::write_metrics_dir(a.out, loaded.records, tables, loaded.warnings,
                                        metrics::render_table1_file(table, loaded.warnings, loaded.notes),
-                                       meta_json(a, loaded, opt));
+                                       meta_json(a, loaded, opt, in->ceiling));
   if (!st) return report_error(st.err().message, exit_status::infra);
-  // The CUDA-PTX vs Triton comparison (Fig. 3) at the largest turn limit.
-  const int limit = opt.turn_limits.empty() ? 8 : *std::max_element(opt.turn_limits.begin(), opt.turn_limits.end());
+  if (in->ceiling)
+    if (auto w = write_file_atomic(a.out + "/ceiling.csv", metrics::ceiling_csv(ceiling, limit)); !w)
+      return report_error(w.err().message, exit_status::infra);
   if (auto lc = metrics::write_language_comparison(a.out, groups, limit, opt.p_values); !lc)
     return report_error(lc.err().message, exit_status::infra);
   // Supervision arms (docs/supervision.md): arms.csv, arms_fast_p.csv, table4.md, and the Table-4 view below Table 1.
@@ -71,8 +83,8 @@ exit_status run_metrics(const metrics_args& a) {
   std::fprintf(stderr, "ptxbench: %s\n",
                fmt::format("{} turns in {} runs ({} infra-error turns excluded); wrote {}/turns.csv, turns.json, "
                            "turn_rates.csv, trajectory_rates.csv, best_speedup.csv, fast_p.csv, language_comparison.csv, "
-                           "warnings.csv, table1.md, arms.csv, arms_fast_p.csv, table4.md, metrics.json",
-                           counts.turns, groups.size(), counts.infra_errors, a.out)
+                           "warnings.csv, table1.md, arms.csv, arms_fast_p.csv, table4.md, metrics.json{}",
+                           counts.turns, groups.size(), counts.infra_errors, a.out, in->ceiling ? ", ceiling.csv" : "")
                    .c_str());
   if (auto summary = warnings_summary(loaded, a.out + "/warnings.csv, table1.md and metrics.json"); !summary.empty())
     std::fprintf(stderr, "ptxbench: %s\n", summary.c_str());

@@ -29,6 +29,7 @@ exit_status run_report(const report_args& a) {
   opt.turn_limits = in->turn_limits;
   opt.p_values = in->p_values;
   opt.min_coverage = in->min_coverage;
+  opt.ceiling = in->ceiling;
   std::string html = metrics::render_html_report(in->loaded, opt);
   auto st = write_file_atomic(a.out, html);
   if (!st) return report_error(st.err().message, exit_status::infra);

@@ -18,6 +18,9 @@ void add_metrics_input_options(CLI::App* cmd, metrics_input_args& a, const std::
   cmd->add_option("--min-coverage", a.min_coverage,
                   "also count target-correct turns whose work coverage is at least this share, 0 to 1, e.g. 0.9 "
                   "(Table 1's third line and the coverage_* columns; default: off)");
+  cmd->add_option("--ceiling", a.ceiling,
+                  "verdicts of the pack's reference kernels (`ptxbench eval ... --out FILE`, bench/eval/reference.sh), "
+                  "repeatable: adds the Ceiling table, each task's reference speedup beside the models' best");
   cmd->add_flag("--strict", a.strict,
                 "refuse (exit 2) when the data has warnings: unfinished, missing or unreadable trajectories, "
                 "duplicated rows ...");
@@ -33,6 +36,13 @@ result<metrics_inputs> load_metrics_inputs(const metrics_input_args& a) {
   if (!min_coverage) return min_coverage.err();
   auto block = metrics::parse_variant_block(a.variant_block);
   if (!block) return block.err();
+  std::optional<metrics::reference_set> ceiling;
+  if (!a.ceiling.empty()) {
+    std::vector<std::filesystem::path> files(a.ceiling.begin(), a.ceiling.end());
+    auto refs = metrics::load_reference_verdicts(files);
+    if (!refs) return refs.err();
+    ceiling = std::move(*refs);
+  }
   metrics::input_spec spec;
   for (const auto& d : a.run_dirs) spec.run_dirs.emplace_back(d);
   if (!a.upstream.empty()) spec.upstream_turns = a.upstream;
@@ -45,7 +55,7 @@ result<metrics_inputs> load_metrics_inputs(const metrics_input_args& a) {
   if (a.strict && !in->warnings.empty())
     return make_error(fmt::format("--strict: {} warning{} above; nothing written", in->warnings.size(),
                                   in->warnings.size() == 1 ? "" : "s"));
-  return metrics_inputs{std::move(*in), std::move(*limits), std::move(*grid), *min_coverage};
+  return metrics_inputs{std::move(*in), std::move(*limits), std::move(*grid), *min_coverage, std::move(ceiling)};
 }
 
 std::string warnings_summary(const metrics::loaded_inputs& in, const std::string& recorded_in) {

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/result.h"
+#include "metrics/ceiling.h"
 #include "metrics/inputs.h"
 
 namespace ptxbench::cli {
@@ -21,6 +22,7 @@ struct metrics_input_args {
   std::string variant_block = "4";
   std::string min_coverage;  ///< --min-coverage; empty: off
   bool strict = false;       ///< --strict: any data warning is an error (exit 2)
+  std::vector<std::string> ceiling;  ///< --ceiling: verdict files of the pack's reference kernels
 };
 
 void add_metrics_input_options(CLI::App* cmd, metrics_input_args& a, const std::string& turn_limits_help);
@@ -30,6 +32,7 @@ struct metrics_inputs {
   std::vector<int> turn_limits;
   std::vector<double> p_values;
   std::optional<double> min_coverage;
+  std::optional<metrics::reference_set> ceiling;  ///< with --ceiling
 };
 
 /// Parses the options and loads the inputs; any failure is the user's (a usage error). Prints each

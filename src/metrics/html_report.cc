@@ -107,6 +107,7 @@ std::string render_html_report(const loaded_inputs& in, const report_options& op
   h += "<nav><a href=\"#table1\">Table 1</a><a href=\"#curves\">Fast<sub>p</sub> and best speedup</a><a href=\"#languages\">"
        "CUDA–PTX vs Triton</a><a href=\"#labels\">Turn labels</a><a href=\"#strips\">Trajectories</a></nav>\n";
   h += report_detail::table1_section(groups, opt) + "\n";
+  h += report_detail::ceiling_section(in.records, opt);
   h += report_detail::curves_section(groups, opt) + "\n";
   h += report_detail::language_section(groups, opt) + "\n";
   h += report_detail::arms_section(in.records, opt) + "\n";  // empty without supervision arms

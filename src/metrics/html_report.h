@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "metrics/aggregate.h"
+#include "metrics/ceiling.h"
 #include "metrics/inputs.h"
 
 namespace ptxbench::metrics {
@@ -21,6 +22,7 @@ struct report_options {
   std::size_t max_text_bytes = 24000;           ///< per kernel or feedback shown; the rest is cut with a note
   std::string generated_by;                     ///< e.g. "ptxbench 0.1.0"
   std::optional<double> min_coverage;           ///< adds the coverage-qualified target rate to Table 1
+  std::optional<reference_set> ceiling;         ///< the pack's reference kernels: adds the Ceiling section
 };
 
 /// Renders the whole report. Never fails: inputs that yield nothing show "no data" in their section.

@@ -45,6 +45,9 @@ std::string banners(const loaded_inputs& in);
 
 /// Returns the <section> with the Table-1 view (one HTML table per arch).
 std::string table1_section(const std::vector<turn_group>& groups, const report_options& opt);
+/// Returns the <section> with the pack's reference kernel per task beside the models' best target-correct
+/// speedup (metrics/ceiling.h); "" without opt.ceiling.
+std::string ceiling_section(const std::vector<turn_record>& records, const report_options& opt);
 /// Returns the <section> with, per task, Fast_p and Fast^Inst_p curves and best-speedup-by-T curves.
 std::string curves_section(const std::vector<turn_group>& groups, const report_options& opt);
 /// Returns the <section> comparing CUDA-PTX and Triton per task and model (the paper's Fig. 3), or a
