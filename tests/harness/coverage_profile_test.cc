@@ -27,6 +27,9 @@ TEST(CoverageProfile, BothPagesNameKernelsByTheirMangledSymbols) {
     EXPECT_NE(std::find(argv.begin(), argv.end(), "--csv"), argv.end());
   }
   EXPECT_TRUE(has_pair(details_page_command("ncu", "r"), "--page", "details"));
+  // The TMA byte counters must come in bytes: with ncu's default units an H100 run printed Mbyte,
+  // and the TMA coverage was unknown for every kernel.
+  EXPECT_TRUE(has_pair(details_page_command("ncu", "r"), "--print-units", "base"));
   EXPECT_TRUE(has_pair(source_page_command("ncu", "r"), "--page", "source"));
 }
 

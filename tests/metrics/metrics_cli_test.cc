@@ -1,5 +1,6 @@
 // `ptxbench metrics` and `ptxbench report` as black boxes. They need the CLI binary; build it with
 // `cmake --build build --target ptxbench` (scripts/test.sh builds everything). Skips without it.
+#include <algorithm>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -62,6 +63,34 @@ TEST_F(MetricsCli, BadInputIsOneLineAndExitCode2) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err, "ptxbench: " + m_dir.string() + ": not a run directory (no trajectories/ folder inside) nor a Harbor job (no trial folder with agent/ or verifier/ inside)\n");
   EXPECT_EQ(run({"metrics", m_run, "--turn-limits", "1,a", "--out", m_dir.string()}).exit_code, 2);
+}
+
+TEST_F(MetricsCli, CeilingSetsTheReferenceKernelBesideTheModelsBest) {
+  const std::string ref = (testing::fixtures_dir() / "reference/pack_gemm_h100.json").string();
+  auto r = run({"metrics", m_run, "--ceiling", ref, "--out", m_dir.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("## Ceiling: the pack's reference kernel beside the models' best (target-correct, turns < 8)"),
+            std::string::npos)
+      << r.out;
+  // The fixture's run is on h200, the reference on h100: two rows, never compared with each other.
+  EXPECT_NE(r.out.find("| h100 | gemm_n7168_k5120 | `examples/gemm/wgmma_tma_pack.cu` | 0.979× (0.979–0.979; 1 of 1 "
+                       "target-correct) | no turns | – |"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("| h200 | gemm_n7168_k5120 | no reference kernel | – |"), std::string::npos) << r.out;
+  EXPECT_EQ(first_line(file("ceiling.csv")),
+            "target,task,turn_limit,reference_file,reference_evaluations,reference_target_correct,reference_speedup,"
+            "reference_speedup_min,reference_speedup_max,models_turns,models_best_target_speedup,best_model,"
+            "models_over_reference");
+  EXPECT_NE(file("table1.md").find("## Ceiling"), std::string::npos);
+  auto missing = run({"metrics", m_run, "--ceiling", (m_dir / "nope.json").string(), "--out", (m_dir / "x").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(first_line(missing.err).find("nope.json"), std::string::npos) << missing.err;
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+  EXPECT_FALSE(fs::exists(m_dir / "x")) << "nothing written";
+  auto html = m_dir / "r.html";
+  ASSERT_EQ(run({"report", m_run, "--ceiling", ref, "--out", html.string()}).exit_code, 0);
+  EXPECT_NE(file("r.html").find("<section id=\"ceiling\">"), std::string::npos);
 }
 
 TEST_F(MetricsCli, ReportWritesOneHtmlFile) {

@@ -38,7 +38,8 @@ std::vector<std::string> import_command(const std::filesystem::path& ncu, const 
 }  // namespace
 
 std::vector<std::string> details_page_command(const std::filesystem::path& ncu, const std::filesystem::path& report) {
-  return import_command(ncu, report, {"--page", "details", "--print-metric-instances", "details"});
+  // Base units: the TMA byte counters in bytes, never "Mbyte" (which the coverage reader refuses).
+  return import_command(ncu, report, {"--page", "details", "--print-metric-instances", "details", "--print-units", "base"});
 }
 
 std::vector<std::string> source_page_command(const std::filesystem::path& ncu, const std::filesystem::path& report) {

@@ -22,7 +22,7 @@ std::string coverage_profile_metrics();
 std::string ncu_metric_complaint(const std::string& output);
 
 /// The command that prints the report's details page (`ncu -i REPORT.ncu-rep --csv --page details
-/// --print-metric-instances details`), kernels named by their mangled symbols.
+/// --print-metric-instances details --print-units base`), kernels named by their mangled symbols.
 std::vector<std::string> details_page_command(const std::filesystem::path& ncu, const std::filesystem::path& report);
 
 /// The command that prints the report's source page (`ncu -i REPORT.ncu-rep --csv --page source

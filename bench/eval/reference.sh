@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Issue 30 on a Hopper GPU: each reference kernel of examples/reference/manifest.json evaluated three
+# times in one harness (`ptxbench eval F F F --out`), its verdicts checked against the goal of its task
+# (passed, target-correct, the median speedup at least the goal). About 1 min per kernel.
+# Results in bench/results/<gpu>/reference/ ($OUT/reference.tar.gz): <task>.json (the verdicts, what
+# `ptxbench metrics --ceiling` reads), <task>.txt (eval's output), summary.txt (one line per evaluation:
+# status, target verdict, coverage, speedup with its 95 % interval; PASS/FAIL per kernel).
+# Usage on the GPU host: PTXBENCH_BIN=$PWD/.carry/bin bench/eval/reference.sh   (or with build/bin)
+set -uo pipefail
+source "$(dirname "$0")/../lib/env.sh"
+bench_gpu reference
+cd "$ROOT" || exit 2
+M=examples/reference/manifest.json
+mapfile -t KERNELS < <(python3 -c 'import json,sys; [print(k["file"], k["task"]) for k in json.load(open(sys.argv[1]))["kernels"]]' "$M")
+if [ ${#KERNELS[@]} -eq 0 ]; then
+  bench_check "examples/reference/ holds a reference kernel (none yet: see examples/reference/README.md)" 1
+  bench_done
+fi
+for entry in "${KERNELS[@]}"; do
+  read -r file task <<< "$entry"
+  echo "== $task: examples/reference/$file x3"
+  timeout 400 "$BIN/ptxbench" eval "examples/reference/$file" "examples/reference/$file" "examples/reference/$file" \
+    --task "$task" --target "$PTXBENCH_TARGET" --out "$RESULTS/$task.json" > "$RESULTS/$task.txt" 2>&1
+  echo "   eval exit $?"
+  python3 - "$M" "$task" "$RESULTS/$task.json" <<'PY' | tee -a "$RESULTS/summary.txt"
+import json, statistics, sys
+manifest, task, path = sys.argv[1:4]
+goal = next(g for g in json.load(open(manifest))["goals"] if g["task"] == task)
+try:
+    verdicts = json.load(open(path))
+except (OSError, ValueError) as e:
+    print(f"  {task}: no verdicts ({e})"); sys.exit(1)
+good = []
+for i, v in enumerate(verdicts):
+    t = v.get("timing") or {}
+    ti = v.get("target_instructions") or {}
+    cov = {f: c.get("fraction") for f, c in (ti.get("coverage") or {}).items()}
+    print(f"  {task} #{i}: {v.get('status')} target {ti.get('verdict')} coverage {cov} speedup {t.get('speedup')} "
+          f"(95% interval {(t.get('speedup_ci') or {}).get('low')}-{(t.get('speedup_ci') or {}).get('high')}, "
+          f"{t.get('stopped')})")
+    if v.get("status") == "PASSED" and v.get("target_correct") and t.get("speedup"):
+        good.append(t["speedup"])
+ok = len(good) == len(verdicts) == 3 and statistics.median(good) >= goal["min_speedup"]
+print(f"  {task}: {len(good)} of {len(verdicts)} passed target-correct, median "
+      f"{statistics.median(good) if good else 0:.3f}x vs goal {goal['min_speedup']:.2f}x {goal['baseline']}")
+sys.exit(0 if ok else 1)
+PY
+  bench_check "$task: 3 of 3 evaluations passed and target-correct, median speedup at least the goal" "${PIPESTATUS[0]}"
+done
+bench_done
