@@ -7,9 +7,11 @@
 #      checkout and — when $PTXBENCH_BEFORE_BIN holds an older build (bench/stage_binaries.sh of the
 #      commit before) — with those, in the same run on the same GPU: exclusive GPU time ≤ 3 s and wall
 #      ≤ 4 s for the new one; every GEMM example's verdict unchanged against the committed one;
-#   P6 throughput: `ptxbench serve` with 2 GPU workers on this GPU, the GEMM examples that pass, 24
+#   P6 throughput: `ptxbench serve` with 3 GPU workers on this GPU, the GEMM examples that pass, 24
 #      evaluations through the upstream-format client: at least 20 per minute, with nvidia-smi's GPU
-#      busy while they ran.
+#      busy while they ran. Three workers: a GEMM candidate holds the GPU exclusively ~2.3 s of a ~5.5 s
+#      evaluation, so with two the exclusive lease waits while both do shared or CPU work (the
+#      scaling run at ae97803 had two workers busy all the time at 13.8 evaluations per minute).
 # Results: bench/results/<gpu>/speed/ (p1_*.json, p3_*.json, p3_stage_times.json, p6/…, summary.txt),
 # $OUT/speed.tar.gz when OUT is set.
 #   bench/eval/speed.sh [p1-gemm] [p1-attention] [p1-gqa] [p3] [p6]     (default: all; a subset writes
@@ -114,15 +116,15 @@ bench_check "P3 cached GEMM eval: exclusive GPU <= 3 s, wall <= 4 s" $?
 fi
 
 if selected p6; then
-echo "== P6. service throughput with exclusive measurement (2 GPU workers on this GPU)"
+echo "== P6. service throughput with exclusive measurement (3 GPU workers on this GPU)"
 port=${PTXBENCH_SERVICE_PORT:-18779}
 URL="http://127.0.0.1:$port"
 mkdir -p "$RESULTS/p6"
 "$BIN/ptxbench" serve --listen "127.0.0.1:$port" --service-dir "$work/service" --cpu-workers 4 --devices 0 \
-  --gpu-workers-per-device 2 > "$RESULTS/p6/serve.log" 2>&1 &
+  --gpu-workers-per-device 3 > "$RESULTS/p6/serve.log" 2>&1 &
 server=$!
 for _ in $(seq 300); do
-  python3 bench/service/service_gpu_check.py ready --url "$URL" --gpu 2 && break
+  python3 bench/service/service_gpu_check.py ready --url "$URL" --gpu 3 && break
   kill -0 "$server" 2>/dev/null || break
   sleep 0.2
 done
