@@ -171,11 +171,7 @@ result<std::vector<kernel_row>> load_kernels(const fs::path& dir) {
     if (!errs.empty()) return errs.to_error().with_context(where);
     std::string what = fmt::format("kernel {}", r.id), verdict_text;
     auto file = [&](const char* key, const char* hash_key, std::string& into) -> status {
-      auto rel = get_string(j, key, "", errs);
-      std::string sha = hash_key ? get_string(j, hash_key, "", errs).value_or("") : "";
-      if (!errs.empty()) return errs.to_error().with_context(where);
-      if (!hash_key) sha = fs::path(*rel).stem().string();
-      auto text = read_verified(dir, *rel, sha, what);
+      auto text = read_listed_file(dir, j, "", key, hash_key, what, where, errs);
       if (!text) return text.err();
       into = std::move(*text);
       return ok();

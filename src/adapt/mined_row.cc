@@ -48,16 +48,6 @@ ordered_json mined_row_json(const mined_row& r, const mined_files& f) {
           {"feedback_sha256", f.feedback_sha256}};
 }
 
-namespace {
-
-// A prompts/<sha256>.txt file checks itself: its name is its hash.
-result<std::string> read_prompt(const std::filesystem::path& dir, const std::string& relative, const std::string& what) {
-  std::string stem = std::filesystem::path(relative).stem().string();
-  return read_verified(dir, relative, stem.size() == 64 ? stem : "", what);
-}
-
-}  // namespace
-
 result<std::vector<mined_row>> load_mined(const std::filesystem::path& dir) {
   const std::string rows_file = "mined.jsonl";
   auto staged = read_staged_rows(dir, k_mined_format, "`ptxbench fixit mine`", rows_file);
@@ -91,11 +81,7 @@ result<std::vector<mined_row>> load_mined(const std::filesystem::path& dir) {
     r.label = *parsed;
     r.type = *parsed_type;
     auto file = [&](const char* key, const char* hash_key, std::string& into) -> status {
-      auto rel = get_string(j, key, "", errs);
-      std::string sha = hash_key ? get_string(j, hash_key, "", errs).value_or("") : "";
-      if (!errs.empty()) return errs.to_error().with_context(where);
-      auto text = hash_key ? read_verified(dir, *rel, sha, fmt::format("row {}", r.id))
-                           : read_prompt(dir, *rel, fmt::format("row {}", r.id));
+      auto text = read_listed_file(dir, j, "", key, hash_key, fmt::format("row {}", r.id), where, errs);
       if (!text) return text.err();
       into = std::move(*text);
       return ok();

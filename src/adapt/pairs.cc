@@ -280,11 +280,7 @@ result<std::vector<pair_row>> load_pairs(const fs::path& dir) {
     std::string what = fmt::format("pair {}", r.id);
     auto file = [&](const ordered_json& obj, const std::string& path, const char* key, const char* hash_key,
                     std::string& into) -> status {
-      auto rel = get_string(obj, key, path, errs);
-      std::string sha = hash_key ? get_string(obj, hash_key, path, errs).value_or("") : "";
-      if (!errs.empty()) return errs.to_error().with_context(where);
-      if (!hash_key) sha = fs::path(*rel).stem().string();  // prompts/<sha256>.txt
-      auto text = read_verified(dir, *rel, sha, what);
+      auto text = read_listed_file(dir, obj, path, key, hash_key, what, where, errs);
       if (!text) return text.err();
       into = std::move(*text);
       return ok();

@@ -111,6 +111,16 @@ result<std::string> read_verified(const fs::path& dir, const std::string& relati
   return text;
 }
 
+result<std::string> read_listed_file(const fs::path& dir, const ordered_json& row, const std::string& path,
+                                     const char* key, const char* hash_key, const std::string& what,
+                                     const std::string& where, json_errors& errs) {
+  auto rel = get_string(row, key, path, errs);
+  std::string sha = hash_key ? get_string(row, hash_key, path, errs).value_or("") : "";
+  if (!errs.empty()) return errs.to_error().with_context(where);
+  if (!hash_key) sha = fs::path(*rel).stem().string();
+  return read_verified(dir, *rel, sha, what);
+}
+
 result<ordered_json> read_manifest(const fs::path& dir, const std::string& format, const std::string& kind) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return make_error(fmt::format("{}: no such directory", dir.string()));

@@ -51,6 +51,15 @@ class staged_dir {
 result<std::string> read_verified(const std::filesystem::path& dir, const std::string& relative,
                                   const std::string& sha256, const std::string& what);
 
+/// The text of a file a row of a staged folder lists: row[key] is its path inside `dir`, checked
+/// against the sha256 in row[hash_key] — or, without a hash key, against the sha256 its name is
+/// (prompts/<sha256>.txt: such a file checks itself). A missing or mistyped field is added to `errs`
+/// (under `path`, "" for the row itself) and returned in context `where`; `what` names the row in
+/// the other errors.
+result<std::string> read_listed_file(const std::filesystem::path& dir, const ordered_json& row, const std::string& path,
+                                     const char* key, const char* hash_key, const std::string& what,
+                                     const std::string& where, json_errors& errs);
+
 /// The largest JSON Lines file adapt reads (core/jsonl_file.h's read_jsonl_objects).
 inline constexpr std::size_t k_max_jsonl_bytes = std::size_t{4} << 30;
 
