@@ -151,10 +151,9 @@ result<ordered_json> collect_kernels(const kernelgen_options& o, const fs::path&
 result<std::vector<kernel_row>> load_kernels(const fs::path& dir) {
   auto staged = read_staged_rows(dir, k_kernelgen_format, "`ptxbench kernelgen collect`", "kernels.jsonl");
   if (!staged) return staged.err();
-  const auto* lines = &staged->rows;
   std::vector<kernel_row> rows;
   std::size_t n = 0;
-  for (const auto& j : *lines) {
+  for (const auto& j : staged->rows) {
     ++n;
     std::string where = fmt::format("{}:{}", (dir / "kernels.jsonl").string(), n);
     json_errors errs;

@@ -52,10 +52,9 @@ result<std::vector<mined_row>> load_mined(const std::filesystem::path& dir) {
   const std::string rows_file = "mined.jsonl";
   auto staged = read_staged_rows(dir, k_mined_format, "`ptxbench fixit mine`", rows_file);
   if (!staged) return staged.err();
-  const auto* lines = &staged->rows;
   std::vector<mined_row> rows;
   std::size_t n = 0;
-  for (const auto& j : *lines) {
+  for (const auto& j : staged->rows) {
     ++n;
     json_errors errs;
     std::string where = fmt::format("{}:{}", (dir / rows_file).string(), n);

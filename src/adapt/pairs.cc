@@ -251,11 +251,10 @@ result<ordered_json> collect_pairs(const pairs_options& o, const fs::path& out) 
 result<std::vector<pair_row>> load_pairs(const fs::path& dir) {
   auto staged = read_staged_rows(dir, k_pairs_format, "`ptxbench fixit pairs`", "pairs.jsonl");
   if (!staged) return staged.err();
-  const auto* lines = &staged->rows;
   std::vector<pair_row> rows;
   std::set<std::string> ids;
   std::size_t n = 0;
-  for (const auto& j : *lines) {
+  for (const auto& j : staged->rows) {
     ++n;
     std::string where = fmt::format("{}:{}", (dir / "pairs.jsonl").string(), n);
     json_errors errs;

@@ -376,16 +376,15 @@ result<reasoning_set> load_reasoning(const fs::path& dir) {
                                   "resume it", dir.string()));
   auto staged = read_staged_rows(dir, k_reasoning_format, "`ptxbench fixit reason` / `kernelgen reason`", "reasoning.jsonl");
   if (!staged) return staged.err();
-  const auto* manifest = &staged->manifest;
-  const auto* lines = &staged->rows;
+  const ordered_json& manifest = staged->manifest;
   reasoning_set set;
   set.dir = dir.string();
-  set.kind = manifest->value("kind", "");
-  set.source_dir = manifest->value("source_dir", "");
-  set.source_sha256 = manifest->value("source_sha256", "");
-  set.teacher = manifest->value("model", "");
-  set.manifest = *manifest;
-  for (const auto& j : *lines) {
+  set.kind = manifest.value("kind", "");
+  set.source_dir = manifest.value("source_dir", "");
+  set.source_sha256 = manifest.value("source_sha256", "");
+  set.teacher = manifest.value("model", "");
+  set.manifest = manifest;
+  for (const auto& j : staged->rows) {
     reasoning_row r;
     r.id = j.value("id", "");
     r.rationale = j.value("rationale", "");
@@ -395,7 +394,8 @@ result<reasoning_set> load_reasoning(const fs::path& dir) {
       return make_error(fmt::format("{}: a row without id or rationale", (dir / "reasoning.jsonl").string()));
     set.rows[r.id] = std::move(r);
   }
-  for (const auto& id : (*manifest)["counts"]["failed_ids"]) set.failed.push_back(id.get<std::string>());
+  if (auto counts = manifest.find("counts"); counts != manifest.end() && counts->contains("failed_ids"))
+    for (const auto& id : (*counts)["failed_ids"]) set.failed.push_back(id.get<std::string>());
   return set;
 }
 

@@ -146,8 +146,10 @@ result<staged_rows> read_staged_rows(const fs::path& dir, const std::string& for
   const ordered_json& m = *manifest;
   if (auto files = m.find("files"); files != m.end() && files->is_object())
     if (auto f = files->find(rows_file); f != files->end() && f->is_string()) recorded = f->get<std::string>();
-  if (auto text = read_verified(dir, rows_file, recorded, dir.string()); !text) return text.err();
-  auto rows = read_jsonl_objects(dir / rows_file, k_max_jsonl_bytes);
+  auto text = read_verified(dir, rows_file, recorded, dir.string());
+  if (!text) return text.err();
+  // The bytes whose hash was checked are the ones parsed (one read, nothing swapped in between).
+  auto rows = parse_jsonl_objects(*text, (dir / rows_file).string());
   if (!rows) return rows.err();
   return staged_rows{std::move(*manifest), std::move(*rows)};
 }

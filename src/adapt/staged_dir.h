@@ -60,9 +60,6 @@ result<std::string> read_listed_file(const std::filesystem::path& dir, const ord
                                      const char* key, const char* hash_key, const std::string& what,
                                      const std::string& where, json_errors& errs);
 
-/// The largest JSON Lines file adapt reads (core/jsonl_file.h's read_jsonl_objects).
-inline constexpr std::size_t k_max_jsonl_bytes = std::size_t{4} << 30;
-
 /// Reads DIR/manifest.json and checks its "format"; `kind` names the expected producer in errors.
 result<ordered_json> read_manifest(const std::filesystem::path& dir, const std::string& format, const std::string& kind);
 

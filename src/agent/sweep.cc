@@ -154,11 +154,7 @@ result<task_variants> resolve_task_variants(const sweep_options& o, const sweep_
   if (s.model)
     if (auto st = check_record_name(s.model->name, "--model"); !st) return st.err();
   const target_info* target = s.tasks->find_target(o.target);
-  if (!target) {
-    std::vector<std::string> names;
-    for (const auto& [n, _] : s.tasks->targets) names.push_back(n);
-    return make_error(unknown_name_message("target", o.target, names, "suite/targets.json lists them"));
-  }
+  if (!target) return make_error(unknown_target_message(*s.tasks, o.target));
   task_variants out;
   for (const auto& name : o.tasks) {
     const task* t = s.tasks->find_task(name);

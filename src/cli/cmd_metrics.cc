@@ -58,7 +58,7 @@ exit_status run_metrics(const metrics_args& a) {
   std::string table = metrics::render_table1_markdown(
       metrics::build_table1(tables.turn_rates, opt.turn_limits, opt.min_coverage), opt.turn_limits);
   // The CUDA-PTX vs Triton comparison (Fig. 3) and the ceiling at the largest turn limit.
-  const int limit = opt.turn_limits.empty() ? 8 : *std::max_element(opt.turn_limits.begin(), opt.turn_limits.end());
+  const int limit = metrics::largest_turn_limit(opt.turn_limits);
   std::vector<metrics::ceiling_row> ceiling;
   if (in->ceiling) {
     ceiling = metrics::compute_ceiling(loaded.records, limit, *in->ceiling);

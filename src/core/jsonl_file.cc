@@ -25,47 +25,50 @@ status fsync_dir(const fs::path& dir) {
 
 }  // namespace
 
-result<jsonl_contents> read_jsonl(const fs::path& path, std::size_t max_bytes) {
-  auto text = read_file(path, max_bytes);
-  if (!text) return text.err();
-  if (text->empty()) return make_error(fmt::format("{}: empty file", path.string()));
+result<jsonl_contents> parse_jsonl(const std::string& text, const std::string& name) {
+  if (text.empty()) return make_error(fmt::format("{}: empty file", name));
   // Only the complete lines must be text: a kill can cut the last line inside a UTF-8 sequence.
-  std::size_t last_nl = text->rfind('\n');
+  std::size_t last_nl = text.rfind('\n');
   std::size_t complete = last_nl == std::string::npos ? 0 : last_nl + 1;
-  const std::string& checked = complete > 0 ? text->substr(0, complete) : *text;
-  if (auto st = check_text(checked, path.string()); !st) return st.err();
-  if (text->find('\0', complete) != std::string::npos)
-    return make_error(fmt::format("{}: binary file (NUL byte), expected JSON lines", path.string()));
+  const std::string& checked = complete > 0 ? text.substr(0, complete) : text;
+  if (auto st = check_text(checked, name); !st) return st.err();
+  if (text.find('\0', complete) != std::string::npos)
+    return make_error(fmt::format("{}: binary file (NUL byte), expected JSON lines", name));
   jsonl_contents out;
-  out.torn_tail = complete < text->size();
-  if (out.torn_tail) out.tail = text->substr(complete);
+  out.torn_tail = complete < text.size();
+  if (out.torn_tail) out.tail = text.substr(complete);
   std::size_t pos = 0;
   int line = 0;
   while (pos < complete) {
     ++line;
-    std::size_t eol = text->find('\n', pos);
-    std::string body = text->substr(pos, eol - pos);
+    std::size_t eol = text.find('\n', pos);
+    std::string body = text.substr(pos, eol - pos);
     pos = eol + 1;
     if (body.find_first_not_of(" \t\r") == std::string::npos)
-      return make_error(fmt::format("{}:{}: blank line (expected one JSON object per line)", path.string(), line));
-    auto j = parse_json(body, fmt::format("{}:{}", path.string(), line));
+      return make_error(fmt::format("{}:{}: blank line (expected one JSON object per line)", name, line));
+    auto j = parse_json(body, fmt::format("{}:{}", name, line));
     if (!j) return j.err();
     out.records.push_back({std::move(*j), line});
   }
   return out;
 }
 
-result<std::vector<ordered_json>> read_jsonl_objects(const fs::path& path, std::size_t max_bytes) {
-  std::error_code ec;
-  if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == 0 && !ec) return std::vector<ordered_json>{};
-  auto contents = read_jsonl(path, max_bytes);
+result<jsonl_contents> read_jsonl(const fs::path& path, std::size_t max_bytes) {
+  auto text = read_file(path, max_bytes);
+  if (!text) return text.err();
+  return parse_jsonl(*text, path.string());
+}
+
+result<std::vector<ordered_json>> parse_jsonl_objects(const std::string& text, const std::string& name) {
+  if (text.empty()) return std::vector<ordered_json>{};
+  auto contents = parse_jsonl(text, name);
   if (!contents) return contents.err();
   if (contents->torn_tail)
-    return make_error(fmt::format("{}:{}: the last line is cut off (written by a process that was killed?)", path.string(),
+    return make_error(fmt::format("{}:{}: the last line is cut off (written by a process that was killed?)", name,
                                   contents->records.size() + 1));
   std::vector<ordered_json> rows;
   for (auto& r : contents->records) {
-    if (!r.value.is_object()) return make_error(fmt::format("{}:{}: not a JSON object", path.string(), r.line));
+    if (!r.value.is_object()) return make_error(fmt::format("{}:{}: not a JSON object", name, r.line));
     rows.push_back(std::move(r.value));
   }
   return rows;

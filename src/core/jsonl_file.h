@@ -32,9 +32,13 @@ struct jsonl_contents {
 /// for binary content, or when the file is larger than max_bytes. Blank lines are not allowed.
 result<jsonl_contents> read_jsonl(const std::filesystem::path& path, std::size_t max_bytes);
 
-/// A finished file's records as JSON objects (read_jsonl's rules; an empty file has none): a torn
-/// last line, or a record that is not an object, is an error naming file:line.
-result<std::vector<ordered_json>> read_jsonl_objects(const std::filesystem::path& path, std::size_t max_bytes);
+/// read_jsonl's rules over text already read (`name` stands for the file in errors).
+result<jsonl_contents> parse_jsonl(const std::string& text, const std::string& name);
+
+/// A finished file's records as JSON objects, from its text (e.g. read once to check its hash):
+/// read_jsonl's rules, an empty text has none, and a torn last line or a record that is not an
+/// object is an error naming `name`:line.
+result<std::vector<ordered_json>> parse_jsonl_objects(const std::string& text, const std::string& name);
 
 class jsonl_appender {
  public:

@@ -121,6 +121,10 @@ result<loaded_inputs> load_inputs(const input_spec& spec) {
   return in;
 }
 
+int largest_turn_limit(const std::vector<int>& turn_limits) {
+  return turn_limits.empty() ? 8 : *std::max_element(turn_limits.begin(), turn_limits.end());
+}
+
 result<std::vector<int>> parse_turn_limits(const std::string& text) {
   std::vector<int> out;
   for (auto item : split(text, ',')) {

@@ -48,6 +48,10 @@ inline constexpr int k_max_turn_limit = 100000;
 /// fails naming the bad item.
 result<std::vector<int>> parse_turn_limits(const std::string& text);
 
+/// The largest turn limit, the one the comparisons, the ceiling and the curves count turns up to; 8
+/// when there is none.
+int largest_turn_limit(const std::vector<int>& turn_limits);
+
 /// Parses "FROM:TO:STEP" (e.g. "0:1.5:0.05") into a p grid; fails unless FROM, TO and STEP are finite
 /// numbers with 0 <= FROM <= TO and STEP > 0 and the grid has at most 10001 points. Each failure
 /// names what is wrong in one line.

@@ -14,11 +14,6 @@
 namespace ptxbench::metrics::report_detail {
 namespace {
 
-int largest_limit(const report_options& opt) {
-  if (opt.fast_p_turn_limit > 0) return opt.fast_p_turn_limit;
-  return opt.turn_limits.empty() ? 8 : *std::max_element(opt.turn_limits.begin(), opt.turn_limits.end());
-}
-
 std::string join(const std::vector<std::optional<double>>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : " / ") + percent_text(x);
@@ -87,7 +82,7 @@ std::string arms_section(const std::vector<turn_record>& records, const report_o
     h += "<p class=\"note\">† solution-bearing arm: the failure feedback showed the fixed kernel of a similar earlier "
          "failure, so a gain there can come from copying that solution and is not evidence of reasoning.</p>";
   // Curves: per (arch, definition), one line per (model, arm).
-  const int limit = largest_limit(opt);
+  const int limit = counted_turn_limit(opt);
   h += fmt::format("<p class=\"note\">Fast<sub>p</sub> and Fast<sup>Inst</sup><sub>p</sub> per arm over the first {} "
                    "turns of every trajectory (mean over prompt variants).</p>",
                    limit);

@@ -13,7 +13,7 @@ namespace ptxbench::metrics::report_detail {
 
 std::string ceiling_section(const std::vector<turn_record>& records, const report_options& opt) {
   if (!opt.ceiling) return "";
-  const int limit = opt.turn_limits.empty() ? 8 : *std::max_element(opt.turn_limits.begin(), opt.turn_limits.end());
+  const int limit = counted_turn_limit(opt);
   auto rows = compute_ceiling(records, limit, *opt.ceiling);
   std::string sources;
   for (const auto& s : opt.ceiling->sources) sources += (sources.empty() ? "" : ", ") + ("<code>" + xml_escape(s) + "</code>");

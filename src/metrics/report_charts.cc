@@ -16,11 +16,6 @@ namespace {
 
 constexpr double k_no_value = std::numeric_limits<double>::quiet_NaN();
 
-int fast_p_limit(const report_options& opt) {
-  if (opt.fast_p_turn_limit > 0) return opt.fast_p_turn_limit;
-  return opt.turn_limits.empty() ? 8 : *std::max_element(opt.turn_limits.begin(), opt.turn_limits.end());
-}
-
 int max_turns(const std::vector<turn_group>& groups) {
   int n = 0;
   for (const auto& g : groups)
@@ -52,6 +47,10 @@ std::string short_dir(const std::string& exp_dir) {
   while (d.size() > 1 && d.back() == '/') d.pop_back();
   auto slash = d.find_last_of('/');
   return slash == std::string::npos ? d : d.substr(slash + 1);
+}
+
+int counted_turn_limit(const report_options& opt) {
+  return opt.fast_p_turn_limit > 0 ? opt.fast_p_turn_limit : largest_turn_limit(opt.turn_limits);
 }
 
 std::vector<task_block> task_blocks(const std::vector<turn_group>& groups) {
@@ -138,7 +137,7 @@ std::string table1_section(const std::vector<turn_group>& groups, const report_o
 }
 
 std::string curves_section(const std::vector<turn_group>& groups, const report_options& opt) {
-  const int limit = fast_p_limit(opt);
+  const int limit = counted_turn_limit(opt);
   const int turns = max_turns(groups);
   run_colors colors(groups);
   std::string h = fmt::format(

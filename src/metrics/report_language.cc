@@ -45,9 +45,7 @@ std::string side_row(const char* name, const language_side& s, const std::vector
 }  // namespace
 
 std::string language_section(const std::vector<turn_group>& groups, const report_options& opt) {
-  int limit = opt.fast_p_turn_limit > 0 ? opt.fast_p_turn_limit
-                                        : (opt.turn_limits.empty() ? 8 : *std::max_element(opt.turn_limits.begin(),
-                                                                                             opt.turn_limits.end()));
+  const int limit = counted_turn_limit(opt);
   auto rows = compare_languages(groups, limit, opt.p_values);
   std::string h = fmt::format(
       "<section id=\"languages\"><h2>CUDA–PTX vs Triton (Fig. 3)</h2><p class=\"note\">The same model on the same "

@@ -11,6 +11,10 @@
 
 namespace ptxbench::metrics::report_detail {
 
+/// How many turns the report's curves and comparisons count: opt.fast_p_turn_limit when set, else
+/// the largest turn limit.
+int counted_turn_limit(const report_options& opt);
+
 /// Groups of one (arch, definition), in first-appearance order.
 struct task_block {
   std::string arch, definition;

@@ -10,6 +10,7 @@
 #include "core/text.h"
 #include "eval/triton_stages.h"
 #include "suite/binding.h"
+#include "suite/unknown_target.h"
 
 namespace ptxbench::service {
 namespace {
@@ -280,12 +281,7 @@ parsed_submission parse_submission(std::string_view text, job_kind kind, const s
     target = *d;
   }
   const target_info* tgt = tasks.find_target(target);
-  if (!tgt) {
-    std::vector<std::string> names;
-    for (const auto& [name, info] : tasks.targets) names.push_back(name);
-    return refused(request_refusal::bad_request(
-        "target: " + unknown_name_message("target", target, names, "expected one of the suite's targets")));
-  }
+  if (!tgt) return refused(request_refusal::bad_request("target: " + unknown_target_message(tasks, target)));
   if (std::find(t->targets.begin(), t->targets.end(), tgt->name) == t->targets.end())
     return refused(request_refusal::bad_request(fmt::format("target: definition {} does not list target {}", t->name, tgt->name)));
   if (!check_only && t->status != "ready")

@@ -9,6 +9,7 @@
 #include "core/file_io.h"
 #include "suite/sequence_layout.h"
 #include "suite/solution.h"
+#include "suite/unknown_target.h"
 
 namespace ptxbench {
 namespace fs = std::filesystem;
@@ -284,11 +285,7 @@ result<evaluation_pair> resolve_evaluation(const suite& s, const std::string& ta
     for (const auto& t : s.tasks) names.push_back(t.name);
     return make_error(unknown_name_message("task", task_name, names, "`ptxbench tasks` lists them"));
   }
-  if (!p.target) {
-    std::vector<std::string> names;
-    for (const auto& [name, t] : s.targets) names.push_back(name);
-    return make_error(unknown_name_message("target", target_name, names, fmt::format("targets: {}", fmt::join(names, ", "))));
-  }
+  if (!p.target) return make_error(unknown_target_message(s, target_name));
   if (std::find(p.t->targets.begin(), p.t->targets.end(), target_name) == p.t->targets.end())
     return make_error(fmt::format("task {} does not list target {} (its targets: {})", p.t->name, target_name,
                                   fmt::join(p.t->targets, ", ")));
