@@ -147,15 +147,18 @@ result<ordered_json> collect_pairs(const pairs_options& o, const fs::path& out) 
     }
   }
   // On request, one pair per (task, wrong kernel, correct kernel), the first in input order.
-  std::set<std::string> seen;
   std::vector<candidate> unique;
-  for (auto& c : kept) {
-    std::string key = sha256_builder().update(c.wrong->task).update(c.wrong->kernel).update(c.kernel).hex_digest();
-    if (o.dedupe && !seen.insert(key).second) {
-      dropped["duplicate"] += 1;
-      continue;
+  if (o.dedupe) {
+    std::set<std::string> seen;
+    for (auto& c : kept) {
+      if (!seen.insert(sha256_builder().update(c.wrong->task).update(c.wrong->kernel).update(c.kernel).hex_digest()).second) {
+        dropped["duplicate"] += 1;
+        continue;
+      }
+      unique.push_back(std::move(c));
     }
-    unique.push_back(std::move(c));
+  } else {
+    unique = std::move(kept);
   }
   std::vector<strat_item> items;
   for (std::size_t i = 0; i < unique.size(); ++i)

@@ -61,7 +61,6 @@ struct recipe_run_facts {
   std::string repair_model, reason_model;  ///< the teachers used
   std::string evaluator;                   ///< "pipeline" (the real one) or a test evaluator
   bool cpu_only = false;
-  bool allow_underfilled = false;
   std::vector<std::string> underfilled;    ///< tasks with fewer mined rows than the cap
   std::size_t max_tokens = 65536;          ///< the export's row limit as run
 };

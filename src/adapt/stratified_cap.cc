@@ -99,8 +99,9 @@ result<stratified_selection> stratified_cap(const std::vector<strat_item>& items
     bool capped = o.cap >= 0 && total > static_cast<std::size_t>(o.cap);
     if (o.cap >= 0 && total < static_cast<std::size_t>(o.cap)) {
       if (!o.allow_underfilled)
-        return make_error(fmt::format("{} has only {} rows, need {}; lower {} or pass --allow-underfilled-definitions",
-                                      group, total, o.cap, o.cap_option));
+        return make_error(fmt::format("{} has only {} rows, need {}; lower --cap-per-definition or pass "
+                                      "--allow-underfilled-definitions",
+                                      group, total, o.cap));
       out.underfilled.push_back(group);
     }
     // Strata in their sort-key order (upstream iterates sorted (error type, turn) keys).

@@ -50,7 +50,6 @@ struct cap_options {
   cap_rule rule = cap_rule::upstream;
   std::optional<uint64_t> seed;   ///< nullopt: the stable order inside a stratum (upstream)
   bool allow_underfilled = false; ///< a group with fewer items than the cap keeps them all
-  std::string cap_option = "--cap-per-definition";  ///< named in the underfilled error
 };
 
 struct stratum_count {

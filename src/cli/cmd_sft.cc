@@ -141,7 +141,6 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
   facts.reason_model = record["reason_model"].get<std::string>();
   facts.evaluator = a.eval.evaluator;
   facts.cpu_only = a.eval.cpu_only;
-  facts.allow_underfilled = a.allow_underfilled;
   facts.max_tokens = a.max_tokens ? a.max_tokens : r->max_tokens;
   const std::atomic<bool>* interrupted = install_interrupt_handler();
   ordered_json counts = ordered_json::object();

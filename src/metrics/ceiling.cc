@@ -135,6 +135,25 @@ std::string ceiling_csv(const std::vector<ceiling_row>& rows, int turn_limit) {
   return csv.text();
 }
 
+ceiling_cells ceiling_row_cells(const ceiling_row& r, const std::function<std::string(std::string_view)>& escape) {
+  ceiling_cells c{"", "–", "", "–"};
+  if (r.reference) {
+    const auto& k = *r.reference;
+    c.file = escape(k.file.empty() ? "?" : k.file);
+    if (k.speedup > 0) {
+      c.reference_speedup = fmt::format("{} ({:.3f}–{:.3f}; {} of {} target-correct)", speedup_text(k.speedup),
+                                        k.speedup_min, k.speedup_max, k.speedups.size(), k.evaluations);
+      if (r.models_best > 0) c.ratio = fmt::format("{:.2f}", r.models_best / k.speedup);
+    } else {
+      c.reference_speedup =
+          fmt::format("none target-correct in {} evaluation(s): {}", k.evaluations, escape(k.last_failure));
+    }
+  }
+  c.models_best = r.models_best > 0 ? fmt::format("{} ({})", speedup_text(r.models_best), escape(r.best_model))
+                                    : (r.turns ? "none target-correct" : "no turns");
+  return c;
+}
+
 std::string render_ceiling_markdown(const std::vector<ceiling_row>& rows, int turn_limit) {
   std::string md = fmt::format(
       "## Ceiling: the pack's reference kernel beside the models' best (target-correct, turns < {})\n\n"
@@ -142,22 +161,10 @@ std::string render_ceiling_markdown(const std::vector<ceiling_row>& rows, int tu
       "|---|---|---|---|---|---|\n",
       turn_limit);
   for (const auto& r : rows) {
-    std::string ref = "no reference kernel", ref_speedup = "–", ratio = "–";
-    if (r.reference) {
-      const auto& k = *r.reference;
-      ref = fmt::format("`{}`", k.file.empty() ? "?" : cell_text(k.file));
-      if (k.speedup > 0) {
-        ref_speedup = fmt::format("{} ({:.3f}–{:.3f}; {} of {} target-correct)", speedup_text(k.speedup), k.speedup_min,
-                                  k.speedup_max, k.speedups.size(), k.evaluations);
-        if (r.models_best > 0) ratio = fmt::format("{:.2f}", r.models_best / k.speedup);
-      } else {
-        ref_speedup = fmt::format("none target-correct in {} evaluation(s): {}", k.evaluations, cell_text(k.last_failure));
-      }
-    }
-    std::string best = r.models_best > 0 ? fmt::format("{} ({})", speedup_text(r.models_best), cell_text(r.best_model))
-                                         : (r.turns ? "none target-correct" : "no turns");
-    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", cell_text(r.target), cell_text(r.task), ref, ref_speedup, best,
-                      ratio);
+    auto c = ceiling_row_cells(r, cell_text);
+    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", cell_text(r.target), cell_text(r.task),
+                      c.file.empty() ? "no reference kernel" : "`" + c.file + "`", c.reference_speedup, c.models_best,
+                      c.ratio);
   }
   return md;
 }

@@ -9,8 +9,10 @@
 // baseline) and task. Upstream's rows name no target, so they never meet a reference kernel.
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.h"
@@ -49,6 +51,13 @@ struct ceiling_row {
 /// then task. `turn_limit`: only turns 0..T-1 count, as in Table 1.
 std::vector<ceiling_row> compute_ceiling(const std::vector<turn_record>& records, int turn_limit,
                                          const reference_set& references);
+
+/// One row's cells as text, for either renderer: `escape` makes a text safe for the format (markdown
+/// or HTML). `file` is empty without a reference kernel; the others read "–" where a side is missing.
+struct ceiling_cells {
+  std::string file, reference_speedup, models_best, ratio;
+};
+ceiling_cells ceiling_row_cells(const ceiling_row& r, const std::function<std::string(std::string_view)>& escape);
 
 /// ceiling.csv: target,task,turn_limit,reference_file,reference_evaluations,reference_target_correct,
 /// reference_speedup,reference_speedup_min,reference_speedup_max,models_turns,models_best_target_speedup,

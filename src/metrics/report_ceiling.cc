@@ -26,22 +26,11 @@ std::string ceiling_section(const std::vector<turn_record>& records, const repor
   h += "<table class=\"t1\"><thead><tr><th>target</th><th>task</th><th>reference kernel</th><th>its speedup</th>"
        "<th>models' best</th><th>best / reference</th></tr></thead><tbody>";
   for (const auto& r : rows) {
-    std::string ref = "<td class=\"plain\">no reference kernel</td><td>–</td>", ratio = "–";
-    if (r.reference) {
-      const auto& k = *r.reference;
-      if (k.speedup > 0) {
-        ref = fmt::format("<td><code>{}</code></td><td>{:.3f}× ({:.3f}–{:.3f}; {} of {} target-correct)</td>",
-                          xml_escape(k.file), k.speedup, k.speedup_min, k.speedup_max, k.speedups.size(), k.evaluations);
-        if (r.models_best > 0) ratio = fmt::format("{:.2f}", r.models_best / k.speedup);
-      } else {
-        ref = fmt::format("<td><code>{}</code></td><td>none target-correct in {} evaluation(s): {}</td>",
-                          xml_escape(k.file), k.evaluations, xml_escape(k.last_failure));
-      }
-    }
-    std::string best = r.models_best > 0 ? fmt::format("{:.3f}× ({})", r.models_best, xml_escape(r.best_model))
-                                         : (r.turns ? "none target-correct" : "no turns");
-    h += fmt::format("<tr><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td></tr>", xml_escape(r.target),
-                     xml_escape(r.task), ref, best, ratio);
+    auto c = ceiling_row_cells(r, [](std::string_view t) { return xml_escape(t); });
+    h += fmt::format("<tr><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td></tr>", xml_escape(r.target),
+                     xml_escape(r.task),
+                     c.file.empty() ? "<td class=\"plain\">no reference kernel</td>" : "<td><code>" + c.file + "</code></td>",
+                     c.reference_speedup, c.models_best, c.ratio);
   }
   return h + "</tbody></table></section>\n";
 }

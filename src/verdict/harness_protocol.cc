@@ -32,28 +32,29 @@ ordered_json to_json(const gpu_options& o) {
 namespace {
 
 gpu_options options_from(const ordered_json& j) {
+  // A key the job leaves out keeps gpu_options' own default (one place for them: gpu_options.h).
   gpu_options o;
-  o.device = j.value("device", 0);
-  o.warmup = j.value("warmup", 10);
-  o.iterations = j.value("iterations", 0);
-  o.min_pairs = j.value("min_pairs", 20);
-  o.timing_ci = j.value("timing_ci", 0.0025);
-  o.timing_cap_s = j.value("timing_cap_s", 1.5);
-  o.input_sets = j.value("input_sets", 0);
-  o.rule = j.value("rule", "allclose");
-  o.sanitize = j.value("sanitize", true);
-  o.sandbox = j.value("sandbox", true);
-  o.sanitizer_tools = j.value("sanitizer_tools", "memcheck");
-  o.dynamic_check = j.value("dynamic_check", true);
-  o.call_timeout_s = j.value("call_timeout_s", 30.0);
-  o.sanitize_timeout_s = j.value("sanitize_timeout_s", 300.0);
-  o.profile_timeout_s = j.value("profile_timeout_s", 600.0);
-  o.jit_timeout_s = j.value("jit_timeout_s", 300.0);
-  o.seed = j.value("seed", uint64_t{0});
-  o.timing_channel = j.value("timing_channel", "shared_memory");
-  o.tamper_check = j.value("tamper_check", true);
-  o.lease_dir = j.value("lease_dir", "");
-  o.lease_timeout_s = j.value("lease_timeout_s", 900.0);
+  o.device = j.value("device", o.device);
+  o.warmup = j.value("warmup", o.warmup);
+  o.iterations = j.value("iterations", o.iterations);
+  o.min_pairs = j.value("min_pairs", o.min_pairs);
+  o.timing_ci = j.value("timing_ci", o.timing_ci);
+  o.timing_cap_s = j.value("timing_cap_s", o.timing_cap_s);
+  o.input_sets = j.value("input_sets", o.input_sets);
+  o.rule = j.value("rule", o.rule);
+  o.sanitize = j.value("sanitize", o.sanitize);
+  o.sandbox = j.value("sandbox", o.sandbox);
+  o.sanitizer_tools = j.value("sanitizer_tools", o.sanitizer_tools);
+  o.dynamic_check = j.value("dynamic_check", o.dynamic_check);
+  o.call_timeout_s = j.value("call_timeout_s", o.call_timeout_s);
+  o.sanitize_timeout_s = j.value("sanitize_timeout_s", o.sanitize_timeout_s);
+  o.profile_timeout_s = j.value("profile_timeout_s", o.profile_timeout_s);
+  o.jit_timeout_s = j.value("jit_timeout_s", o.jit_timeout_s);
+  o.seed = j.value("seed", o.seed);
+  o.timing_channel = j.value("timing_channel", o.timing_channel);
+  o.tamper_check = j.value("tamper_check", o.tamper_check);
+  o.lease_dir = j.value("lease_dir", o.lease_dir.string());
+  o.lease_timeout_s = j.value("lease_timeout_s", o.lease_timeout_s);
   return o;
 }
 
