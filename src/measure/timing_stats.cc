@@ -8,14 +8,23 @@
 
 namespace ptxbench::measure {
 
-double quantile(std::vector<double> v, double q) {
+namespace {
+
+// The quantile of a sample already sorted (no copy, no sort).
+double sorted_quantile(const std::vector<double>& v, double q) {
   if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
   double pos = q * static_cast<double>(v.size() - 1);
   auto lo = static_cast<std::size_t>(std::floor(pos));
   auto hi = std::min(lo + 1, v.size() - 1);
   double frac = pos - static_cast<double>(lo);
   return v[lo] + (v[hi] - v[lo]) * frac;
+}
+
+}  // namespace
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return sorted_quantile(v, q);
 }
 
 latency_stats summarize(const std::vector<double>& values) {
@@ -55,7 +64,7 @@ median_interval median_confidence_interval(std::vector<double> v, double z) {
   m.n = static_cast<int>(v.size());
   if (v.empty()) return m;
   std::sort(v.begin(), v.end());
-  m.median = quantile(v, 0.5);
+  m.median = sorted_quantile(v, 0.5);
   const double n = static_cast<double>(v.size());
   // 1-based ranks j and k with P(x(j) <= median <= x(k)) >= the confidence.
   long j = static_cast<long>(std::floor(n / 2 - z * std::sqrt(n) / 2));
@@ -95,21 +104,32 @@ double trusted_bound_ms(const timed_pair& p, const wallclock_calibration& cal) {
   return std::max(0.0, p.candidate_wall_ms - cal.overhead_ms);
 }
 
+double charged_candidate_ms(const timed_pair& p, const wallclock_calibration& cal, bool* disagreed) {
+  double bound = trusted_bound_ms(p, cal);
+  if (disagreed) *disagreed = false;
+  if (p.candidate_span_ms <= 0) return bound;
+  if (bound > p.candidate_span_ms + cal.allowance_ms) {
+    // Continuous in the bound: a pair just past the allowance is charged just past the span, so
+    // honest calls whose host work sits near the allowance do not jump between two values
+    // (bench/results/h100: a GEMM's speedup split 0.86 / 0.895 with a jump to the bound). Work
+    // hidden from the span is charged in full beyond the allowance, as before within it.
+    if (disagreed) *disagreed = true;
+    return bound - cal.allowance_ms;
+  }
+  return p.candidate_span_ms;
+}
+
+double pair_speedup(const timed_pair& p, const wallclock_calibration& cal) {
+  double used = charged_candidate_ms(p, cal);
+  return used > 0 ? p.reference_ms / used : 0;
+}
+
 candidate_timing decide_candidate_latency(const std::vector<timed_pair>& pairs, const wallclock_calibration& cal) {
   candidate_timing out;
   for (const auto& p : pairs) {
-    double bound = trusted_bound_ms(p, cal);
-    double used = p.candidate_span_ms;
-    if (used <= 0) {
-      used = bound;
-    } else if (bound > used + cal.allowance_ms) {
-      // Continuous in the bound: a pair just past the allowance is charged just past the span, so
-      // honest calls whose host work sits near the allowance do not jump between two values
-      // (bench/results/h100: a GEMM's speedup split 0.86 / 0.895 with a jump to the bound). Work
-      // hidden from the span is charged in full beyond the allowance, as before within it.
-      used = bound - cal.allowance_ms;
-      ++out.disagreements;
-    }
+    bool disagreed = false;
+    double used = charged_candidate_ms(p, cal, &disagreed);
+    out.disagreements += disagreed ? 1 : 0;
     out.used_ms.push_back(used);
     out.ratios.push_back(used > 0 ? p.reference_ms / used : 0);
   }

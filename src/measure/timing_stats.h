@@ -59,10 +59,16 @@ struct candidate_timing {
   int disagreements = 0;        ///< pairs where the wall-clock bound exceeded the span
 };
 
-/// Per pair: the candidate's latency is its span, unless the trusted bound (trusted_bound_ms)
-/// exceeds it by more than the allowance (work the span did not see: host work, other processes,
-/// a forged span); then bound − allowance is used, so the latency is continuous in the bound.
-/// Without a span, the bound is used.
+/// One pair's candidate latency: its span, unless the trusted bound (trusted_bound_ms) exceeds it
+/// by more than the allowance (work the span did not see: host work, other processes, a forged
+/// span); then bound − allowance is used (`*disagreed` set), so the latency is continuous in the
+/// bound. Without a span, the bound is used.
+double charged_candidate_ms(const timed_pair& p, const wallclock_calibration& cal, bool* disagreed = nullptr);
+
+/// One pair's speedup: reference / charged_candidate_ms (0 when that is not positive).
+double pair_speedup(const timed_pair& p, const wallclock_calibration& cal);
+
+/// charged_candidate_ms and pair_speedup for every pair.
 candidate_timing decide_candidate_latency(const std::vector<timed_pair>& pairs, const wallclock_calibration& cal);
 
 /// The median of a sample with a distribution-free confidence interval: the order statistics

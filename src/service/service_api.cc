@@ -152,7 +152,7 @@ api_response service_api::health() {
               {"waiting_s", (stats->now_ms - stats->oldest_waiting_since_ms) / 1000.0}};
   // The target a submission that names none is evaluated for (null: none can be decided now), so a
   // client (`eval --remote` without --target) builds for the same one.
-  auto fallback = default_target();
+  auto fallback = default_target_of(*workers);  // the workers just read, not a second query
   return json_response({{"status", "ok"},
                         {"workers", ws},
                         {"queue_size", waiting},
@@ -211,7 +211,12 @@ result<std::string> service_api::default_target() {
   if (!stats) return stats.err();
   auto workers = view_workers(store, stats->now_ms);
   if (!workers) return workers.err();
-  auto targets = served_targets(*workers);
+  return default_target_of(*workers);
+}
+
+result<std::string> service_api::default_target_of(const std::vector<worker_view>& workers) const {
+  if (!m_settings.default_target.empty()) return m_settings.default_target;
+  auto targets = served_targets(workers);
   if (targets.size() == 1) return targets.front();
   if (targets.empty())
     return make_error("the request names no target and no live GPU worker serves this queue, so there is no default: "

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/json_check.h"
+#include "service/queue_view.h"
 #include "service/request_problem.h"
 #include "service/store_pool.h"
 #include "service/submission.h"
@@ -66,8 +67,10 @@ class service_api {
   /// The environments that would evaluate a job of this target now: every registered CPU worker's
   /// and every registered GPU worker's of that target (for the result cache).
   result<std::vector<queue::run_environment>> current_environments(const std::string& target, bool check_only);
-  /// The target for a request that names none (api_settings::default_target).
+  /// The target for a request that names none (api_settings::default_target, else the one kind the
+  /// live GPU workers serve); default_target_of decides it from workers already read.
   result<std::string> default_target();
+  result<std::string> default_target_of(const std::vector<worker_view>& workers) const;
 
   const suite& m_tasks;
   store_pool& m_stores;

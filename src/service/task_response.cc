@@ -45,14 +45,20 @@ std::string solution_name(const job& j) {
 
 bool is_poison_pill(const job& j) { return j.state == job_state::failed && j.failure == queue::failure_kind::poison_pill; }
 
-/// The job's verdict, typed: the pipeline's verdict, or for a poison pill the one made from the
-/// queue's account. nullopt when there is none (or it cannot be read).
-std::optional<verdict> job_verdict(const job& j) {
-  if (is_poison_pill(j)) return poison_pill_verdict(j);
-  if (j.verdict_json.empty()) return std::nullopt;
+/// The stored verdict as the worker wrote it, parsed once per response; null when there is none or
+/// it cannot be read.
+ordered_json stored_verdict(const job& j) {
+  if (j.verdict_json.empty()) return nullptr;
   auto doc = ordered_json::parse(j.verdict_json, nullptr, false);
-  if (doc.is_discarded()) return std::nullopt;
-  auto v = verdict_from_json(doc);
+  return doc.is_discarded() ? ordered_json(nullptr) : doc;
+}
+
+/// The job's verdict, typed: the pipeline's verdict (from `stored`), or for a poison pill the one
+/// made from the queue's account. nullopt when there is none (or it cannot be read).
+std::optional<verdict> job_verdict(const job& j, const ordered_json& stored) {
+  if (is_poison_pill(j)) return poison_pill_verdict(j);
+  if (stored.is_null()) return std::nullopt;
+  auto v = verdict_from_json(stored);
   return v ? std::optional<verdict>(std::move(*v)) : std::nullopt;
 }
 
@@ -242,7 +248,8 @@ ordered_json task_response(const job& j, const std::vector<queue::job_event>& hi
   out["status"] = upstream_status(j);
   out["definition"] = j.spec.task;
   out["solution"] = solution;
-  const std::optional<verdict> v = job_verdict(j);
+  ordered_json stored = stored_verdict(j);
+  const std::optional<verdict> v = job_verdict(j, stored);
   if (out["status"] == "completed") {
     switch (j.spec.kind) {
       case queue::job_kind::evaluate: {
@@ -270,9 +277,7 @@ ordered_json task_response(const job& j, const std::vector<queue::job_event>& hi
   if (out["status"] == "failed") out["error"] = j.error.empty() ? std::string("the evaluation failed") : j.error;
   ordered_json extra = job_record(j, history);
   // The stored verdict as the worker wrote it (a poison pill's is made here from the queue's account).
-  ordered_json stored = j.verdict_json.empty() ? ordered_json(nullptr) : ordered_json::parse(j.verdict_json, nullptr, false);
-  if (stored.is_discarded()) stored = nullptr;
-  extra["verdict"] = is_poison_pill(j) ? to_json(*v) : stored;
+  extra["verdict"] = is_poison_pill(j) ? to_json(*v) : std::move(stored);
   out["ptxbench"] = std::move(extra);
   return out;
 }

@@ -204,7 +204,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     confirm_ms.push_back(r.wall_ms - r.signal_ms);
     lead_ms.push_back(r.lead_ms);
     ref_ms.push_back(ref);
-    ratios.push_back(measure::decide_candidate_latency({pairs.back()}, cal).ratios.front());
+    ratios.push_back(measure::pair_speedup(pairs.back(), cal));
     stopped = measure::should_stop(
         rule, ratios, std::chrono::duration<double>(std::chrono::steady_clock::now() - sampling_start).count());
   }
@@ -236,8 +236,8 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   ts.method = m_tracer && method == "cupti" ? "cupti" : "wallclock";
   ts.candidate = measure::summarize(decided.used_ms);
   ts.reference = measure::summarize(ref_ms);
-  ts.speedup = measure::quantile(decided.ratios, 0.5);
   const auto ci = measure::median_confidence_interval(decided.ratios);
+  ts.speedup = ci.median;
   ts.speedup_ci_low = ci.low;
   ts.speedup_ci_high = ci.high;
   ts.speedup_ci_half_width = ci.half_width;
