@@ -17,15 +17,6 @@
 namespace ptxbench::adapt {
 namespace fs = std::filesystem;
 
-namespace {
-
-template <typename T>
-bool kernelgen_keeps(const std::vector<T>& filter, const T& value) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), value) != filter.end();
-}
-
-}  // namespace
-
 result<ordered_json> collect_kernels(const kernelgen_options& o, const fs::path& out) {
   auto staged = staged_dir::create(out);
   if (!staged) return staged.err();
@@ -53,8 +44,8 @@ result<ordered_json> collect_kernels(const kernelgen_options& o, const fs::path&
         const auto& p = turn_extra(t, k);
         if (parse_outcome(p.value("label", "")) != eval_outcome::passed) continue;
         ++correct_turns;
-        if (!kernelgen_keeps(o.tasks, meta.task)) { dropped["task_filter"] += 1; continue; }
-        if (!kernelgen_keeps(o.variants, meta.variant)) { dropped["variant_filter"] += 1; continue; }
+        if (!keeps(o.tasks, meta.task)) { dropped["task_filter"] += 1; continue; }
+        if (!keeps(o.variants, meta.variant)) { dropped["variant_filter"] += 1; continue; }
         kernel_row r;
         r.target_correct = p.value("target_correct", false) && p.value("target_verdict", "") == "executed";
         if (p.contains("speedup") && p["speedup"].is_number()) r.speedup = p["speedup"].get<double>();

@@ -43,11 +43,6 @@ bool ends_with_closing_fence(const std::string& reply) {
 
 namespace {
 
-template <typename T>
-bool keeps(const std::vector<T>& filter, const T& value) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), value) != filter.end();
-}
-
 std::string unique_run_name(const std::string& name, std::set<std::string>& used) {
   std::string n = name;
   for (int i = 2; used.count(n); ++i) n = fmt::format("{}-{}", name, i);

@@ -3,6 +3,7 @@
 // ptxbench.run-plan/1, which tells a PTXBench run apart from another tool's output) and the
 // trajectory of every planned item, strictly (a truncated or foreign file is an error, never skipped).
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -38,5 +39,11 @@ const ordered_json& turn_extra(const agent::trajectory& t, int turn);
 
 /// The evaluator's text of a feedback message: extra.raw_output, else what sits inside <output>.
 std::string error_log_of(const ordered_json& feedback);
+
+/// A --tasks/--variants/--turns style filter: an empty one keeps everything.
+template <typename T>
+bool keeps(const std::vector<T>& filter, const T& value) {
+  return filter.empty() || std::find(filter.begin(), filter.end(), value) != filter.end();
+}
 
 }  // namespace ptxbench::adapt

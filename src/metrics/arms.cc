@@ -22,12 +22,6 @@ int arm_rank(const std::string& arm) {
   return 4;
 }
 
-std::string arm_limits_text(const std::vector<int>& limits) {
-  std::string out;
-  for (int t : limits) out += (out.empty() ? "" : " / ") + fmt::format("≤{}", t);
-  return out;
-}
-
 }  // namespace
 
 bool is_solution_bearing(const std::string& arm) {
@@ -119,7 +113,7 @@ std::string render_table4_markdown(const arm_tables& tables, const std::vector<i
       "correctness rate in parentheses below it. Arms: base (no supervision), guidance:<sha256 prefix> (expert "
       "guidance in the prompt), notes (retrieved repair notes in the failure feedback), notes+kernel (notes and the "
       "best fixed kernel).\n",
-      arm_limits_text(turn_limits));
+      limits_text(turn_limits));
   bool any_solution = false;
   for (const auto& arch : archs) {
     out += fmt::format("\n### {}\n\n| Model | Arm |", arch);

@@ -23,18 +23,18 @@ std::string join_rates(const std::vector<std::optional<double>>& rates) {
   return out;
 }
 
-std::string limits_text(const std::vector<int>& limits) {
-  std::string out;
-  for (int t : limits) out += (out.empty() ? "" : " / ") + fmt::format("≤{}", t);
-  return out;
-}
-
 std::string short_dir(const std::string& exp_dir) {
   auto slash = exp_dir.find_last_of('/', exp_dir.size() > 1 ? exp_dir.size() - 2 : 0);
   return slash == std::string::npos ? exp_dir : exp_dir.substr(slash + 1);
 }
 
 }  // namespace
+
+std::string limits_text(const std::vector<int>& limits) {
+  std::string out;
+  for (int t : limits) out += (out.empty() ? "" : " / ") + fmt::format("≤{}", t);
+  return out;
+}
 
 std::string percent_text(const std::optional<double>& rate) {
   return rate ? fmt::format("{:.1f}", *rate * 100.0) : std::string("–");

@@ -39,6 +39,9 @@ struct table1_block {
 std::vector<table1_block> build_table1(const std::vector<turn_rate_row>& rows, const std::vector<int>& turn_limits,
                                        std::optional<double> min_coverage = std::nullopt);
 
+/// The turn limits as a column header ("≤1 / ≤4 / ≤8").
+std::string limits_text(const std::vector<int>& limits);
+
 /// Formats a rate in percent with one decimal ("94.8"); "–" for an undefined rate.
 std::string percent_text(const std::optional<double>& rate);
 

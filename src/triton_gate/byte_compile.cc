@@ -16,11 +16,6 @@ namespace {
 constexpr int k_compiled = 0;
 constexpr int k_does_not_compile = 1;
 
-fs::path byte_compile_default_root() {
-  const char* root = std::getenv("PTXBENCH_ROOT");
-  return (root && *root) ? fs::path(root) : fs::path(PTXBENCH_SOURCE_ROOT);
-}
-
 result<byte_compile_result> parse_answer(const std::string& out) {
   auto doc = parse_json(out, "byte-compile output");
   if (!doc) return doc.err();
@@ -55,7 +50,7 @@ result<byte_compile_result> byte_compile(const fs::path& kernel_py, const gate_o
     if (!found) return make_error("python3 not found on PATH (the Triton byte-compile check needs it)");
     python = *found;
   }
-  const fs::path script = options.script.empty() ? byte_compile_script_under(byte_compile_default_root())
+  const fs::path script = options.script.empty() ? byte_compile_script_under(scripts_root())
                                                  : options.script.parent_path() / "byte_compile.py";
   if (!fs::is_regular_file(script, ec))
     return make_error(fmt::format("Triton byte-compile script {} is missing", script.string()));

@@ -19,11 +19,6 @@ constexpr int k_clean = 0;
 constexpr int k_findings = 1;
 constexpr int k_cannot_parse = 2;
 
-fs::path gate_default_root() {
-  const char* root = std::getenv("PTXBENCH_ROOT");
-  return (root && *root) ? fs::path(root) : fs::path(PTXBENCH_SOURCE_ROOT);
-}
-
 std::string join_positions(const std::vector<int>& positions) {
   std::string joined;
   for (int p : positions) joined += (joined.empty() ? "" : ",") + std::to_string(p);
@@ -82,6 +77,11 @@ result<finding> parse_syntax_error(const std::string& out, const fs::path& kerne
 
 }  // namespace
 
+fs::path scripts_root() {
+  const char* root = std::getenv("PTXBENCH_ROOT");
+  return (root && *root) ? fs::path(root) : fs::path(PTXBENCH_SOURCE_ROOT);
+}
+
 fs::path gate_script_under(const fs::path& root) { return root / "src" / "triton_gate" / "triton_gate.py"; }
 
 result<std::vector<finding>> check_triton_source(const fs::path& kernel_py, const gate_options& options) {
@@ -95,7 +95,7 @@ result<std::vector<finding>> check_triton_source(const fs::path& kernel_py, cons
     if (!found) return make_error("python3 not found on PATH (the Triton source gate needs it)");
     python = *found;
   }
-  const fs::path script = options.script.empty() ? gate_script_under(gate_default_root()) : options.script;
+  const fs::path script = options.script.empty() ? gate_script_under(scripts_root()) : options.script;
   if (!fs::is_regular_file(script, ec))
     return make_error(fmt::format("Triton source gate script {} is missing", script.string()));
 

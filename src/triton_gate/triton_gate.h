@@ -45,4 +45,7 @@ result<std::vector<finding>> check_triton_source(const std::filesystem::path& ke
 /// Where the gate script lives under a PTXBench root (the folder holding src/, suite/, packs/).
 std::filesystem::path gate_script_under(const std::filesystem::path& root);
 
+/// The checkout the gate's scripts are read from: $PTXBENCH_ROOT, else the source tree this was built from.
+std::filesystem::path scripts_root();
+
 }  // namespace ptxbench::triton_gate

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "gpu/common/ipc_tensor.h"
+
 namespace ptxbench::gpu {
 namespace {
 
@@ -9,33 +11,14 @@ constexpr std::size_t k_max_param_bytes = 4096;  // CUDA's own limit on a launch
 constexpr std::size_t k_max_steps = 4096;
 constexpr std::size_t k_max_kernels = 256;
 
-std::string hex(const std::vector<uint8_t>& bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : bytes) {
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
-}
-
 }  // namespace
 
 result<std::vector<uint8_t>> plan_bytes_from_hex(const std::string& text, const std::string& where) {
   if (text.size() % 2 != 0 || text.size() / 2 > k_max_param_bytes)
     return make_error(where + ": parameter bytes must be an even number of hex digits, at most 8 KiB of them");
-  std::vector<uint8_t> out;
-  auto digit = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-  };
-  for (std::size_t i = 0; i < text.size(); i += 2) {
-    int hi = digit(text[i]), lo = digit(text[i + 1]);
-    if (hi < 0 || lo < 0) return make_error(where + ": parameter bytes are not lower-case hex");
-    out.push_back(static_cast<uint8_t>(hi * 16 + lo));
-  }
-  return out;
+  auto bytes = bytes_from_hex(text);
+  if (!bytes) return make_error(where + ": parameter bytes are not lower-case hex");
+  return bytes;
 }
 
 namespace {
@@ -76,7 +59,7 @@ ordered_json to_json(const launch_plan& p) {
     ordered_json params = ordered_json::array();
     for (const auto& a : s.params) {
       if (a.k == plan_param::kind::tensor) params.push_back({{"tensor", a.tensor}, {"offset", a.offset}});
-      else params.push_back({{"bytes", hex(a.bytes)}});
+      else params.push_back({{"bytes", bytes_hex(a.bytes.data(), a.bytes.size())}});
     }
     steps.push_back({{"launch", {{"kernel", s.kernel}, {"grid", dims(s.grid)}, {"params", params}}}});
   }

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "gpu/common/ipc_tensor.h"
+
 namespace ptxbench::gpu {
 namespace {
 
@@ -62,17 +64,6 @@ std::string driver_error_text(const driver_api& d, CUresult r, const std::string
   return fmt::format("{} failed: {}", what, name ? name : "?");
 }
 
-std::string hex(const void* p, std::size_t n) {
-  static const char* digits = "0123456789abcdef";
-  const auto* b = static_cast<const unsigned char*>(p);
-  std::string out;
-  out.reserve(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    out += digits[b[i] >> 4];
-    out += digits[b[i] & 15];
-  }
-  return out;
-}
 
 /// The nodes in an order every dependency respects; ties keep the graph's own (creation) order.
 result<std::vector<cudaGraphNode_t>> dependency_order(cudaGraph_t graph) {
@@ -132,7 +123,7 @@ result<ordered_json> describe_kernel(cudaGraphNode_t node) {
     size_t offset = 0, size = 0;
     if (d.parameter_info(f, i, &offset, &size) != CUDA_SUCCESS) break;
     if (!p.kernelParams || !p.kernelParams[i]) return make_error(fmt::format("kernel {} parameter {} has no value", name, i));
-    params.push_back(hex(p.kernelParams[i], size));
+    params.push_back(bytes_hex(static_cast<const unsigned char*>(p.kernelParams[i]), size));
   }
   CUlaunchAttributeValue cluster{}, cooperative{};
   unsigned cx = 1, cy = 1, cz = 1;
