@@ -8,12 +8,9 @@
 set -uo pipefail
 source "$(dirname "$0")/../lib/env.sh"
 bench_gpu gpu_host_tests
-# The test binaries have the build machine's source tree path compiled in as a fallback; where that
-# path is /work/main and does not exist here, point it at this copy.
-if [ "$ROOT" != /work/main ] && [ ! -e /work/main ]; then
-  mkdir -p /work && ln -sfn "$ROOT" /work/main
-  mkdir -p "$ROOT/build" && { [ -e "$ROOT/build/bin" ] || ln -sfn "$BIN" "$ROOT/build/bin"; }
-fi
+# The test binaries find this checkout (suite, tests/fixtures) through PTXBENCH_ROOT and the carried
+# binaries through PTXBENCH_BIN, both exported by bench/lib/env.sh, not through the build machine's
+# paths compiled into them.
 out="$RESULTS/gpu_host_cpu_tests.txt"
 : > "$out"
 fails=0

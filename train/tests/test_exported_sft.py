@@ -48,11 +48,13 @@ class ExportedFixitRows(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
-    def test_rows_are_fixit_and_only_the_last_assistant_message_carries_labels(self):
+    def test_rows_are_sft_rows_and_only_the_last_assistant_message_carries_labels(self):
         self.assertTrue(self.rows)
+        self.assertIn("fixit", {row.kind for row in self.rows})
         for row in self.rows:
             with self.subTest(row=row.id):
-                self.assertEqual(row.kind, "fixit")
+                # A recipe's training set is its Fixit rows plus S0's KernelGen rows where it names S0.
+                self.assertIn(row.kind, ("fixit", "kernelgen"))
                 example, rendered = data.tokenize_row(self.tokenizer, row, EOT, 10 ** 7)
                 labelled = [t for t in example.labels if t != data.IGNORE_INDEX]
                 text = self.tokenizer.decode(labelled, skip_special_tokens=False, clean_up_tokenization_spaces=False)
