@@ -29,7 +29,7 @@ print("last turn: label", last["label"], "| target_correct", last["target_correc
       "| target_verdict", last["target_verdict"], "| speedup", last["speedup"],
       "| dynamic_counts", last["dynamic_counts"])
 print("feedback shown to the model:\n" + feedback[-1]["content"])
-ok = last["label"] == "correct" and last["target_correct"]
-print("PASS: the last turn is correct and target-correct" if ok else "FAIL: the last turn is not correct and target-correct")
+ok = last["label"] == "passed" and last["target_correct"]
+print("PASS: the last turn passed and is target-correct" if ok else "FAIL: the last turn did not pass, or is not target-correct")
 sys.exit(0 if ok else 1)
 PY
