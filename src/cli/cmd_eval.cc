@@ -1,8 +1,10 @@
 // `ptxbench eval KERNEL.cu... --task NAME [--target h200]`: the whole pipeline on the local GPU —
-// gate → build → link gate → static SASS → sanitize → correctness → timing → dynamic check.
+// gate → build → link gate → static SASS → sanitize → correctness → timing → dynamic check (whose
+// profiled calls run before timing and whose report is read while it runs).
 #include "cli/candidate_command.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"
+#include "verdict/gpu_options.h"
 
 namespace ptxbench::cli {
 
@@ -34,7 +36,7 @@ void add_eval_command(CLI::App& app, context& ctx) {
       ->check(CLI::IsMember({"allclose", "upstream_and"}));
   cmd->add_flag("--no-sanitize", *no_sanitize, "skip the compute-sanitizer stage");
   cmd->add_option("--sanitizer-tools", g.sanitizer_tools, "comma list of memcheck, racecheck, synccheck, initcheck")
-      ->check(comma_list_of({"memcheck", "racecheck", "synccheck", "initcheck"}));
+      ->check(comma_list_of(sanitizer_tool_names()));
   cmd->add_flag("--no-dynamic-check", *no_dynamic, "skip the runtime target-instruction count (Nsight Compute)");
   cmd->add_flag("--no-sandbox", *no_sandbox,
                 "run candidates unconfined (to diagnose a GPU host only; every verdict records it)");

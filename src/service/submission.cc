@@ -11,6 +11,7 @@
 #include "eval/triton_stages.h"
 #include "suite/binding.h"
 #include "suite/unknown_target.h"
+#include "verdict/gpu_options.h"
 
 namespace ptxbench::service {
 namespace {
@@ -91,11 +92,20 @@ class request_fields {
   std::optional<std::string> choice(const char* key, const std::vector<std::string>& allowed) {
     auto s = string(key);
     if (!s) return std::nullopt;
-    if (std::find(allowed.begin(), allowed.end(), *s) != allowed.end()) return s;
-    std::string list;
-    for (std::size_t i = 0; i < allowed.size(); ++i)
-      list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + fmt::format("'{}'", allowed[i]);
-    return problem<std::string>(key, "Input should be " + list, "enum");
+    if (is_one_of(*s, allowed)) return s;
+    return problem<std::string>(key, enum_message(allowed), "enum");
+  }
+
+  /// A list of values each one of `allowed`; the first that is not is the problem (at its index).
+  std::optional<std::vector<std::string>> choices(const char* key, const std::vector<std::string>& allowed) {
+    auto list = strings(key);
+    if (!list) return std::nullopt;
+    for (std::size_t i = 0; i < list->size(); ++i)
+      if (!is_one_of((*list)[i], allowed)) {
+        m_problems.push_back({ordered_json::array({"body", key, i}), enum_message(allowed), "enum"});
+        return std::nullopt;
+      }
+    return list;
   }
 
   void add(field_problem p) { m_problems.push_back(std::move(p)); }
@@ -105,6 +115,17 @@ class request_fields {
   const ordered_json* find(const char* key) const {
     auto it = m_body.find(key);
     return it == m_body.end() || it->is_null() ? nullptr : &*it;
+  }
+
+  static bool is_one_of(const std::string& value, const std::vector<std::string>& allowed) {
+    return std::find(allowed.begin(), allowed.end(), value) != allowed.end();
+  }
+  // pydantic's words for a value outside an enum: "Input should be 'a', 'b' or 'c'".
+  static std::string enum_message(const std::vector<std::string>& allowed) {
+    std::string text = "Input should be ";
+    for (std::size_t i = 0; i < allowed.size(); ++i)
+      text += fmt::format("{}'{}'", i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ", allowed[i]);
+    return text;
   }
 
   template <typename T>
@@ -119,7 +140,6 @@ class request_fields {
 
 parsed_submission refused(request_refusal r) { return {std::nullopt, std::move(r)}; }
 
-const std::vector<std::string> k_sanitizers = {"memcheck", "racecheck", "synccheck", "initcheck"};
 
 }  // namespace
 
@@ -175,10 +195,10 @@ parsed_submission parse_submission(std::string_view text, job_kind kind, const s
   // Upstream's fields. workload_uuids: null = every workload of the definition.
   auto workload_uuids = fields.strings("workload_uuids");
   ordered_json protocol = ordered_json::object();
+  if (auto t = fields.integer("timeout", 0, 3600)) protocol["timeout"] = *t;  // every endpoint's
   std::optional<bool> run_baseline;
   switch (kind) {
     case job_kind::evaluate: {
-      if (auto t = fields.integer("timeout", 0, 3600)) protocol["timeout"] = *t;
       for (const char* key : {"atol", "rtol"})
         if (auto v = fields.number(key, 0.0)) protocol[key] = *v;
       run_baseline = fields.boolean("run_baseline");
@@ -187,17 +207,8 @@ parsed_submission parse_submission(std::string_view text, job_kind kind, const s
     }
     case job_kind::sanitize:
     case job_kind::debug: {
-      if (auto t = fields.integer("timeout", 0, 3600)) protocol["timeout"] = *t;
-      if (auto types = fields.strings("sanitizer_types")) {
-        std::set<std::string> chosen;
-        for (std::size_t i = 0; i < types->size(); ++i) {
-          if (std::find(k_sanitizers.begin(), k_sanitizers.end(), (*types)[i]) == k_sanitizers.end()) {
-            fields.add({ordered_json::array({"body", "sanitizer_types", i}),
-                        "Input should be 'memcheck', 'racecheck', 'synccheck' or 'initcheck'", "enum"});
-            break;
-          }
-          chosen.insert((*types)[i]);
-        }
+      if (auto types = fields.choices("sanitizer_types", sanitizer_tool_names())) {
+        std::set<std::string> chosen(types->begin(), types->end());
         if (!chosen.empty()) protocol["sanitizer_types"] = std::vector<std::string>(chosen.begin(), chosen.end());
       }
       if (kind == job_kind::debug && !protocol.contains("sanitizer_types"))
@@ -216,7 +227,6 @@ parsed_submission parse_submission(std::string_view text, job_kind kind, const s
       break;
     }
     case job_kind::profile: {
-      if (auto t = fields.integer("timeout", 0, 3600)) protocol["timeout"] = *t;
       // Upstream's Nsight Compute report options; PTXBench's profile is its runtime instruction check.
       for (const char* key : {"set", "kernel_name", "page", "ncu_path"}) (void)fields.string(key);
       for (const char* key : {"sections", "metrics"}) (void)fields.strings(key);

@@ -5,8 +5,16 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ptxbench {
+
+/// The compute-sanitizer tools a request may name (`--sanitizer-tools`, a service's
+/// `sanitizer_types`), memcheck first: the default.
+inline const std::vector<std::string>& sanitizer_tool_names() {
+  static const std::vector<std::string> names = {"memcheck", "racecheck", "synccheck", "initcheck"};
+  return names;
+}
 
 struct gpu_options {
   std::filesystem::path harness;        ///< ptxbench-harness executable (default: beside ptxbench)
