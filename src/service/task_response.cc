@@ -31,16 +31,21 @@ ordered_json seconds_between(int64_t from, int64_t to) {
   return static_cast<double>(to - from) / 1000.0;
 }
 
-std::optional<solution> job_solution(const job& j) {
-  auto s = ordered_json::parse(j.spec.solution_json, nullptr, false);
-  if (s.is_discarded()) return std::nullopt;
-  auto parsed = solution_from_json(s, "solution");
+/// The job's solution as submitted, parsed once per response; null when it cannot be read.
+ordered_json stored_solution(const job& j) {
+  auto doc = ordered_json::parse(j.spec.solution_json, nullptr, false);
+  return doc.is_discarded() ? ordered_json(nullptr) : doc;
+}
+
+std::optional<solution> typed_solution(const ordered_json& stored) {
+  if (stored.is_null()) return std::nullopt;
+  auto parsed = solution_from_json(stored, "solution");
   return parsed ? std::optional<solution>(std::move(*parsed)) : std::nullopt;
 }
 
-std::string solution_name(const job& j) {
-  auto s = ordered_json::parse(j.spec.solution_json, nullptr, false);
-  return s.is_object() && s.contains("name") && s["name"].is_string() ? s["name"].get<std::string>() : std::string();
+std::string solution_name(const ordered_json& stored) {
+  return stored.is_object() && stored.contains("name") && stored["name"].is_string() ? stored["name"].get<std::string>()
+                                                                                      : std::string();
 }
 
 bool is_poison_pill(const job& j) { return j.state == job_state::failed && j.failure == queue::failure_kind::poison_pill; }
@@ -242,7 +247,8 @@ ordered_json job_record(const job& j, const std::vector<queue::job_event>& histo
 ordered_json task_response(const job& j, const std::vector<queue::job_event>& history, const suite& tasks) {
   const task* t = tasks.find_task(j.spec.task);
   ordered_json out;
-  const std::string solution = solution_name(j);
+  const ordered_json submitted = stored_solution(j);
+  const std::string solution = solution_name(submitted);
   out["task_id"] = j.id;
   out["kind"] = std::string(queue::to_string(j.spec.kind));
   out["status"] = upstream_status(j);
@@ -262,7 +268,7 @@ ordered_json task_response(const job& j, const std::vector<queue::job_event>& hi
       case queue::job_kind::profile: out["logs"] = ordered_json::array({run_log(j, t, solution, v)}); break;
       case queue::job_kind::debug: {
         auto protocol = read_protocol(j.spec.protocol_json);
-        auto candidate = job_solution(j);
+        auto candidate = typed_solution(submitted);
         ordered_json metadata = v && candidate ? debug_metadata(*v, *candidate, protocol ? protocol->source_context_lines : 4)
                                                : ordered_json{{"FlashInfer CUDA debug report",
                                                                section(false, "no verdict to report on")}};
