@@ -116,6 +116,7 @@ struct job_summary {
   failure_kind failure = failure_kind::none;
   std::string worker;  ///< the last holder (for a job finished on a GPU: that GPU worker)
   int attempts = 0;
+  int64_t version = 0;  ///< the row's version, for a conditional write such as fail_waiting
   int64_t submitted_ms = 0, queued_ms = 0, compiling_ms = 0, compiled_ms = 0, running_ms = 0, finished_ms = 0;
 };
 

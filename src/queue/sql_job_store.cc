@@ -252,7 +252,7 @@ result<std::vector<job_summary>> sql_job_store::summaries(int64_t finished_since
   return read<std::vector<job_summary>>("job summaries", [&](sql_connection& conn) -> result<std::vector<job_summary>> {
     auto rows = conn.exec(
         "SELECT id, kind, task, target, state, failure, worker, attempts, submitted_ms, queued_ms, compiling_ms, "
-        "compiled_ms, running_ms, finished_ms FROM jobs WHERE state NOT IN ('done', 'failed') OR finished_ms >= $1 "
+        "compiled_ms, running_ms, finished_ms, version FROM jobs WHERE state NOT IN ('done', 'failed') OR finished_ms >= $1 "
         "ORDER BY seq",
         {finished_since_ms});
     if (!rows) return rows.err();
@@ -278,6 +278,7 @@ result<std::vector<job_summary>> sql_job_store::summaries(int64_t finished_since
       s.compiled_ms = rows->integer(r, 11);
       s.running_ms = rows->integer(r, 12);
       s.finished_ms = rows->integer(r, 13);
+      s.version = rows->integer(r, 14);
       out.push_back(std::move(s));
     }
     return out;

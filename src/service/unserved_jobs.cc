@@ -51,10 +51,7 @@ result<int> fail_unserved(queue::job_store& store, int64_t grace_ms) {
     if ((s.state != job_state::queued && s.state != job_state::compiled) || stats->now_ms - since < grace_ms) continue;
     auto why = why_unserved(s, *workers);
     if (!why) continue;
-    auto j = store.get(s.id);
-    if (!j) return j.err();
-    if (!*j) continue;
-    auto done = store.fail_waiting(s.id, s.state, (*j)->version, queue::failure_kind::unserved, *why);
+    auto done = store.fail_waiting(s.id, s.state, s.version, queue::failure_kind::unserved, *why);
     if (!done) return done.err();
     failed += *done ? 1 : 0;
   }
