@@ -57,6 +57,16 @@ status insert_job(sql_connection& conn, const job& j) {
   return ok();
 }
 
+// Fails a job nothing can serve, inside the caller's transaction: its row, its event (named by the
+// failure kind) and the notification — for one refused at enqueue and one that waited in vain alike.
+result<job> write_unserved(sql_connection& conn, job j, failure_kind why, const std::string& error, int64_t now) {
+  job after = after_unserved(std::move(j), why, error, now);
+  if (auto w = write_job(conn, after); !w) return w.err();
+  if (auto e = add_event(conn, after, now, std::string(to_string(why)), "", after.epoch, error); !e) return e.err();
+  if (auto n = conn.notify("failed:" + after.id); !n) return n.err();
+  return after;
+}
+
 }  // namespace
 
 result<enqueue_result> sql_job_store::enqueue(const enqueue_request& request) { return enqueue_job(request, {}); }
@@ -79,10 +89,8 @@ result<bool> sql_job_store::fail_waiting(const std::string& id, job_state waitin
     auto j = select_job_for_update(conn, id);
     if (!j) return j.err();
     if (!*j || (**j).state != waiting || (**j).version != version) return false;
-    job after = after_unserved(std::move(**j), why, error, now);
-    if (auto w = write_job(conn, after); !w) return w.err();
-    if (auto e = add_event(conn, after, now, std::string(to_string(why)), "", after.epoch, error); !e) return e.err();
-    if (auto n = conn.notify("failed:" + after.id); !n) return n.err();
+    auto failed = write_unserved(conn, std::move(**j), why, error, now);
+    if (!failed) return failed.err();
     return true;
   });
 }
@@ -143,11 +151,9 @@ result<enqueue_result> sql_job_store::enqueue_job(const enqueue_request& request
         }
         if (end.failure != failure_kind::none) {
           // Known at once to be impossible: failed before any worker sees it.
-          j = after_unserved(std::move(j), end.failure, end.error, now);
-          if (auto w = write_job(conn, j); !w) return w.err();
-          if (auto e = add_event(conn, j, now, std::string(to_string(end.failure)), "", 0, end.error); !e) return e.err();
-          if (auto n = conn.notify("failed:" + j.id); !n) return n.err();
-          return enqueue_result{std::move(j), true};
+          auto failed = write_unserved(conn, std::move(j), end.failure, end.error, now);
+          if (!failed) return failed.err();
+          return enqueue_result{std::move(*failed), true};
         }
         if (auto n = conn.notify("queued:" + j.id); !n) return n.err();
         return enqueue_result{std::move(j), true};
