@@ -20,17 +20,34 @@
 namespace ptxbench::adapt {
 namespace fs = std::filesystem;
 
-result<std::string> reason_source_kind(const fs::path& dir) {
+namespace {
+
+// A reasoning source's manifest, read once, and its kind ("fixit" for a pairs directory,
+// "kernelgen" for a kernels directory).
+struct source_manifest {
+  std::string kind;
+  ordered_json manifest;
+};
+
+result<source_manifest> read_source_manifest(const fs::path& dir) {
   auto manifest_text = read_text_file(dir / "manifest.json", 256u << 20);
   if (!manifest_text)
     return make_error(fmt::format("{}: not a pairs or kernels directory (no manifest.json)", dir.string()));
   auto manifest = parse_json(*manifest_text, (dir / "manifest.json").string());
   if (!manifest) return manifest.err();
   std::string format = manifest->is_object() ? manifest->value("format", "") : "";
-  if (format == k_pairs_format) return std::string("fixit");
-  if (format == k_kernelgen_format) return std::string("kernelgen");
+  if (format == k_pairs_format) return source_manifest{"fixit", std::move(*manifest)};
+  if (format == k_kernelgen_format) return source_manifest{"kernelgen", std::move(*manifest)};
   return make_error(fmt::format("{}: not a pairs (`ptxbench fixit pairs`) or kernels (`ptxbench kernelgen collect`) "
                                 "directory (manifest format {})", dir.string(), format.empty() ? "missing" : format));
+}
+
+}  // namespace
+
+result<std::string> reason_source_kind(const fs::path& dir) {
+  auto source = read_source_manifest(dir);
+  if (!source) return source.err();
+  return source->kind;
 }
 
 status check_reason_source(const fs::path& dir, const std::string& kind) {
@@ -48,13 +65,10 @@ result<reason_source> load_reason_source(const fs::path& dir) {
   std::error_code ec;
   reason_source src;
   src.dir = fs::weakly_canonical(fs::absolute(dir, ec), ec).string();
-  auto kind = reason_source_kind(dir);
-  if (!kind) return kind.err();
-  auto manifest_text = read_text_file(dir / "manifest.json", 256u << 20);
-  if (!manifest_text) return manifest_text.err();
-  auto manifest = parse_json(*manifest_text, (dir / "manifest.json").string());
-  if (!manifest) return manifest.err();
-  if (*kind == "fixit") {
+  auto source = read_source_manifest(dir);
+  if (!source) return source.err();
+  const ordered_json* manifest = &source->manifest;
+  if (source->kind == "fixit") {
     auto pairs = load_pairs(dir);
     if (!pairs) return pairs.err();
     src.kind = "fixit";
