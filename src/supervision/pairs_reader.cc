@@ -39,9 +39,10 @@ result<pairs_input> read_pairs(const fs::path& path) {
     p.wrong_kernel = row.wrong.kernel;
     p.feedback = row.wrong.feedback;
     p.fixed_kernel = row.correct.kernel;
-    p.wrong_sha256 = sha256_hex(p.wrong_kernel);
-    p.feedback_sha256 = sha256_hex(p.feedback);
-    p.fixed_sha256 = sha256_hex(p.fixed_kernel);
+    // load_pairs checked each file against the sha256 its line records: those are the hashes.
+    p.wrong_sha256 = w.value("kernel_sha256", "");
+    p.feedback_sha256 = w.value("feedback_sha256", "");
+    p.fixed_sha256 = c.value("kernel_sha256", "");
     ordered_json origin = {{"pairs_manifest_sha256", in.manifest_sha256}, {"id", p.key}};
     for (const char* k : {"target", "arch", "error_type"})
       if (j.contains(k)) origin[k] = j[k];
