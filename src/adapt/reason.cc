@@ -67,12 +67,12 @@ result<reason_source> load_reason_source(const fs::path& dir) {
   src.dir = fs::weakly_canonical(fs::absolute(dir, ec), ec).string();
   auto source = read_source_manifest(dir);
   if (!source) return source.err();
-  const ordered_json* manifest = &source->manifest;
+  ordered_json& manifest = source->manifest;
   if (source->kind == "fixit") {
     auto pairs = load_pairs(dir);
     if (!pairs) return pairs.err();
     src.kind = "fixit";
-    src.sha256 = (*manifest)["files"].value("pairs.jsonl", "");
+    src.sha256 = manifest["files"].value("pairs.jsonl", "");
     for (const auto& p : *pairs) {
       if (p.repair_prompt.empty())
         return make_error(fmt::format("{}: pair {} has no repair prompt (the directory was written before pairs kept "
@@ -84,7 +84,7 @@ result<reason_source> load_reason_source(const fs::path& dir) {
     auto kernels = load_kernels(dir);
     if (!kernels) return kernels.err();
     src.kind = "kernelgen";
-    src.sha256 = (*manifest)["files"].value("kernels.jsonl", "");
+    src.sha256 = manifest["files"].value("kernels.jsonl", "");
     for (const auto& k : *kernels)
       src.items.push_back({k.id, "kernelgen", k.task, k.system_prompt, k.task_prompt, "", k.kernel});
   }
