@@ -119,7 +119,8 @@ TEST(PackHeaders, AbiExampleAndPackGemmBuildLikeACandidate) {
   REQUIRE_NVCC(exe);
   const auto dir = make_temp_dir("pack-candidates");
   for (const auto& src :
-       {source_root() / "packs" / "abi_example.cu", source_root() / "examples" / "gemm" / "wgmma_tma_pack.cu"}) {
+       {source_root() / "packs" / "abi_example.cu", source_root() / "examples" / "gemm" / "wgmma_tma_pack.cu",
+        source_root() / "examples" / "reference" / "gemm_persistent.cu"}) {
     const std::string err = nvcc(
         *exe,
         concat(concat({"-O3", "-gencode=arch=compute_90a,code=sm_90a", "-shared", "-Xcompiler", "-fPIC", "--cudart",
