@@ -22,10 +22,11 @@
 //    i * clusters, rasterised in groups of 8 cluster rows (2048 rows of C) so that the tiles in
 //    flight share A and B in L2. The ring position runs on across tiles, so the producer keeps
 //    loading the next tile's k slices while the consumers run the epilogue of the current one.
-//  - Epilogue: per consumer warpgroup, a 16 KB staging buffer separate from the ring (so the ring
-//    keeps filling): fp32 -> bf16 with stmatrix into the 128-byte-swizzled layout, then TMA stores
-//    of 64x64 boxes, in two halves of 128 columns. The global writes are not waited for before the
-//    next tile's main loop (only the staging reads are, before the buffer is rewritten).
+//  - Epilogue: per consumer warpgroup, two 8 KB staging buffers separate from the ring (so the ring
+//    keeps filling): fp32 -> bf16 with stmatrix into the 128-byte-swizzled layout, one 64x64 box at
+//    a time, each stored by TMA while the next box is written into the other buffer. The global
+//    writes are not waited for before the next tile's main loop (only the staging reads are,
+//    before a buffer is rewritten).
 //  - Limits: 1792 tiles over 132 SMs is 13.6 waves, so the last wave is 58% full (the same
 //    quantisation as the non-persistent kernel); the epilogue still stalls both consumer
 //    warpgroups together (no ping-pong between them), so the tensor cores idle for its length once
@@ -53,7 +54,7 @@ constexpr uint32_t kBSliceRows = kBN / kClusterM;         // rows of B each CTA 
 constexpr uint32_t kBSliceBytes = kBSliceRows * kBK * 2;
 constexpr uint32_t kStageBytes = kABytes + kBBytes;       // what each CTA's full barrier expects per stage
 constexpr uint32_t kRingBytes = kStages * kStageBytes;    // 192 KB
-constexpr uint32_t kStagingBytes = 64 * 128 * 2;          // per consumer warpgroup: 64 rows x 128 columns bf16
+constexpr uint32_t kStagingBytes = 2 * 64 * 64 * 2;       // per consumer warpgroup: two 64x64 bf16 boxes
 constexpr uint32_t kBarrierOffset = kRingBytes + kConsumers * kStagingBytes;
 constexpr uint32_t kSmemBytes = kBarrierOffset + 2 * kStages * 8 + 1024;  // + barriers + alignment slack
 constexpr uint32_t kEmptyArrivals = kConsumers * 4 * kClusterM;           // one per consumer warp per CTA
@@ -178,20 +179,23 @@ gemm_persistent_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_c
       fence_regs(acc);
       release(prev);  // the tile's last slot: every use of every slot is released exactly once
 
-      // Epilogue, in two halves of 128 columns through this warpgroup's 16 KB staging buffer
-      // (two 64x64 blocks of 8 KB in the TMA store's 128-byte-swizzled layout).
+      // Epilogue, one 64-column block at a time through this warpgroup's two 8 KB staging buffers
+      // (each a 64x64 box in the TMA store's 128-byte-swizzled layout), alternating, so that
+      // writing block b overlaps the store of block b-1. Before buffer b%2 is rewritten, the store
+      // that last read it (block b-2, or the previous tile's block 2 or 3) must have read it: all
+      // bulk groups but the newest one.
+      const int row = tc.m0 + static_cast<int>(cw) * 64;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        if (wg_leader) bulk_wait_group_read<0>();  // the earlier stores have read the buffer
+      for (int b = 0; b < kBN / 64; ++b) {
+        uint8_t* buf = staging + (b % 2) * (kStagingBytes / 2);
+        if (wg_leader) bulk_wait_group_read<1>();
         named_barrier_sync<128>(epi_bar);
-        const float(&half)[kBN / 4] = *reinterpret_cast<const float(*)[kBN / 4]>(&acc[h * (kBN / 4)]);
-        stmatrix_acc_bf16<kBN / 2, swizzle::b128>(half, staging);
+        const float(&block)[32] = *reinterpret_cast<const float(*)[32]>(&acc[b * 32]);  // columns 64b..64b+63
+        stmatrix_acc_bf16<64, swizzle::b128>(block, buf);
         fence_proxy_async_smem();
         named_barrier_sync<128>(epi_bar);
         if (wg_leader) {
-          const int row = tc.m0 + static_cast<int>(cw) * 64, col = tc.n0 + h * (kBN / 2);
-          tma_store_2d(&tma_c, staging, col, row);
-          tma_store_2d(&tma_c, staging + 64 * 128, col + 64, row);
+          tma_store_2d(&tma_c, buf, tc.n0 + b * 64, row);
           bulk_commit_group();
         }
       }
