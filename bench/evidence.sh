@@ -30,6 +30,7 @@ part_scripts() {
     timing)          echo "300 eval/trusted_timing.sh" ;;
     regression)      echo "500 eval/regression_check.sh" ;;
     reference)       echo "400 eval/reference.sh" ;;
+    refvariants)     echo "150 eval/reference_variants.sh" ;;
     upstream)        echo "420 eval/upstream_kernels.sh" ;;
     smoke)           echo "330 eval/smoke.sh" ;;
     selftest)        echo "570 eval/kernel_selftest.sh" ;;
@@ -45,7 +46,7 @@ part_scripts() {
     *) return 1 ;;
   esac
 }
-PARTS="gemm attention probe gqa agent newuser harbor exploits sandbox timing regression reference upstream smoke selftest service parity scaling speed
+PARTS="gemm attention probe gqa agent newuser harbor exploits sandbox timing regression reference refvariants upstream smoke selftest service parity scaling speed
 triton triton-exploits fixit train supervision"
 
 if [ $# -eq 0 ] || [ "$1" = -h ] || [ "$1" = --help ]; then

@@ -1,7 +1,10 @@
 // Reference kernel (issue 30) for task gemm_n7168_k5120: C[M,N] = A[M,K] * B[N,K]^T, bf16 in and
-// out, fp32 accumulation. Written only with #includes of the sm90a knowledge pack (ptxkit/*.cuh) and
-// <ptxbench/abi.h>, like examples/gemm/wgmma_tma_pack.cu (0.979x cuBLASLt on an H100), which it
-// extends. Status: compiled for sm_90a; NOT YET RUN ON A GPU.
+// out, fp32 accumulation. Written only with #includes of the sm90a knowledge pack (ptxkit/*.cuh),
+// <ptxbench/abi.h> and one inline-PTX helper of its own (arrive_remote), like
+// examples/gemm/wgmma_tma_pack.cu (0.979x cuBLASLt on an H100), which it extends. Status: the
+// first version (examples/reference/variants/v0_as_measured.cu) ran on an H100: correct, but
+// 0.594x cuBLASLt (1.238 ms). This version fixes the suspected cause (see "Cluster
+// synchronisation" below); compiled for sm_90a, NOT YET RUN ON A GPU.
 //
 // Design:
 //  - Tiles: 128x256x64 per CTA (two consumer warpgroups x wgmma m64n256k16, both operands from
@@ -27,6 +30,17 @@
 //    a time, each stored by TMA while the next box is written into the other buffer. The global
 //    writes are not waited for before the next tile's main loop (only the staging reads are,
 //    before a buffer is rewritten).
+//  - Cluster synchronisation at CTA scope: the slot release is a remote mbarrier.arrive with the
+//    default .release.cta semantics (arrive_remote below, as CUTLASS's ClusterBarrier::arrive
+//    does), and both sides wait with the CTA-scope try_wait (mbar_wait). The first version used
+//    the pack's mbar_arrive_cluster / mbar_wait_cluster (.release.cluster / .acquire.cluster):
+//    a .release.cluster arrive has been reported to compile to MEMBAR.ALL.CTA; MEMBAR.ALL.GPU;
+//    ERRBAR; CGAERRBAR (Triton's 2-CTA Blackwell kernels; Triton reverted cluster-scope mbarrier
+//    ordering for its cost; not yet confirmed in this kernel's sm_90a SASS, which
+//    bench/eval/reference_variants.sh counts), and it ran in every consumer warp after every k
+//    step, between wgmma.wait_group and the next stage's wgmma issue. Nothing needs cluster-scope ordering here: the data in a
+//    slot comes by TMA, whose complete_tx on this CTA's own barrier makes it visible, and a
+//    release only says that the wgmmas that read the slot are done (wgmma.wait_group).
 //  - Limits: 1792 tiles over 132 SMs is 13.6 waves, so the last wave is 58% full (the same
 //    quantisation as the non-persistent kernel); the epilogue still stalls both consumer
 //    warpgroups together (no ping-pong between them), so the tensor cores idle for its length once
@@ -43,6 +57,14 @@
 #include <ptxkit/wgmma.cuh>
 
 namespace {
+
+// Arrive on the barrier at this offset in CTA `cta_rank` of the cluster, with mbarrier.arrive's
+// default semantics (.release at CTA scope): no cluster- or GPU-scope fence (see the design notes).
+__device__ __forceinline__ void arrive_remote(uint64_t* bar, uint32_t cta_rank) {
+  asm volatile("{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n"
+               " mbarrier.arrive.shared::cluster.b64 _, [ra];\n}"
+               :: "r"(ptxkit::smem_u32(bar)), "r"(cta_rank) : "memory");
+}
 
 constexpr int kBM = 128, kBN = 256, kBK = 64, kStages = 4, kConsumers = 2;
 constexpr int kClusterM = 2;     // CTAs per cluster along M sharing (multicasting) the B tile; 1 or 2
@@ -121,8 +143,7 @@ gemm_persistent_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_c
         for (int kt = 0; kt < k_tiles; ++kt) {
           // Wait until every consumer warp of the cluster released this slot's previous use (the
           // peer's multicast writes here as well). First pass: parity 1 of a fresh barrier is done.
-          if constexpr (kClusterM > 1) mbar_wait_cluster(&empty[pos.index], pos.phase ^ 1);
-          else mbar_wait(&empty[pos.index], pos.phase ^ 1);
+          mbar_wait(&empty[pos.index], pos.phase ^ 1);
           // All kStageBytes land on this CTA's barrier: A and our B half from us, the other B half
           // from the peer (whose bytes may even arrive first; the phase cannot complete before
           // this arrival).
@@ -154,7 +175,7 @@ gemm_persistent_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_c
     // One arrival per consumer warp on the slot's empty barrier of every CTA in the cluster.
     auto release = [&](uint32_t slot) {
       if constexpr (kClusterM > 1) {
-        if (lane < kClusterM) mbar_arrive_cluster(&empty[slot], lane);
+        if (lane < kClusterM) arrive_remote(&empty[slot], lane);
       } else {
         if (lane == 0) mbar_arrive(&empty[slot]);
       }
@@ -165,8 +186,7 @@ gemm_persistent_kernel(const __grid_constant__ CUtensorMap tma_a, const __grid_c
       const tile_coords tc = tile_of(t, cluster_rows, num_n, rank);
       uint32_t prev = 0;
       for (int kt = 0; kt < k_tiles; ++kt) {
-        if constexpr (kClusterM > 1) mbar_wait_cluster(&full[pos.index], pos.phase);
-        else mbar_wait(&full[pos.index], pos.phase);
+        mbar_wait(&full[pos.index], pos.phase);  // CTA scope: the TMA's complete_tx publishes the data
         const uint64_t da = make_desc_k_major<swizzle::b128>(a_tile(pos.index) + row_off);
         const uint64_t db = make_desc_k_major<swizzle::b128>(b_tile(pos.index));
         wgmma_fence();
