@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "baselines/attention_reference.h"
+#include "core/align.h"
 #include "baselines/cudnn_backend.h"
 #include "baselines/cudnn_plan.h"
 #include "baselines/gqa_aux.h"
@@ -30,8 +31,6 @@ constexpr const char* k_kind = "cudnn_sdpa_gqa";
 // the sample inputs before it may be chosen.
 constexpr float k_self_check_tolerance = 1e-2F;
 constexpr int64_t k_align = 256;
-
-int64_t gqa_align_up(int64_t v) { return (v + k_align - 1) / k_align * k_align; }
 
 // Where each input sits in definition order.
 struct positions {
@@ -237,7 +236,7 @@ struct aux_buffers {
     int64_t offset = 0;
     auto take = [&](int64_t bytes) {
       const int64_t at = offset;
-      offset = gqa_align_up(offset + bytes);
+      offset = align_up(offset + bytes, k_align);
       return at;
     };
     const int64_t at_seq_q = take(b * 4), at_seq_kv = take(b * 4), at_q_off = take((b + 1) * 8),
