@@ -148,7 +148,7 @@ TEST_F(BuildStage, StaleBuildFoldersAreRemovedAndLiveOnesKept) {
   fs::path young = make("build-young", false);
   fs::path other = make("harness-x", true);
   auto held = file_lock::acquire(live / ".lock", 0);  // this process plays the live builder
-  ASSERT_TRUE(held.has_value());
+  ASSERT_TRUE(held);
   fs::last_write_time(live, old_time);
   auto r = build_candidate(request("__global__ void fresh(float* x) { x[0] = 4.0f; }\n"), m_tc);
   ASSERT_TRUE(r.ok()) << r.err().message;
