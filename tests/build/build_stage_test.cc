@@ -1,5 +1,5 @@
-#include <optional>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include <gtest/gtest.h>
