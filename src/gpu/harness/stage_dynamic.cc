@@ -46,7 +46,8 @@ bool harness::stage_dynamic_profile(const job_candidate& c, gpu_stage_result& ou
   };
   if (!m_job.options.dynamic_check) return settle(stage_outcome::skipped, "not requested (--no-dynamic-check)");
   if (c.static_known && !c.static_present)
-    return settle(stage_outcome::skipped, "no required instruction family in the SASS; nothing to look for at run time");
+    return settle(stage_outcome::skipped,
+                  "no required instruction family in the SASS; nothing to look for at run time");
   out.dynamic.method = "ncu";
   // A profile that could not be taken leaves the target verdict at profile_error; it decides nothing.
   auto profile_error = [&](const std::string& why, ordered_json details = nullptr) {
@@ -149,7 +150,8 @@ bool harness::stage_dynamic_profile(const job_candidate& c, gpu_stage_result& ou
   auto import = [](process_spec spec) { return std::async(std::launch::async, [spec] { return run_process(spec); }); };
   p.details_page = import({.argv = details_page_command(*ncu, p.report), .timeout_s = 120});
   if (p.coverage_missing.empty())
-    p.source_page = import({.argv = source_page_command(*ncu, p.report), .timeout_s = 120, .max_output_bytes = 64u << 20});
+    p.source_page =
+        import({.argv = source_page_command(*ncu, p.report), .timeout_s = 120, .max_output_bytes = 64u << 20});
   if (std::thread::hardware_concurrency() < 4) {
     p.details_page.wait();
     if (p.source_page.valid()) p.source_page.wait();
@@ -225,7 +227,8 @@ void harness::stage_dynamic_finish(const job_candidate& c, gpu_stage_result& out
   details["kernels"] = profile->kernels.size();
   out.dynamic.evidence = coverage_evidence_from(source_page, imported.out, p.coverage_missing);
   record(stage_outcome::passed,
-         fmt::format("{} kernel launch(es) profiled; predicate-on thread instructions: {}", profile->kernels.size(), ran));
+         fmt::format("{} kernel launch(es) profiled; predicate-on thread instructions: {}", profile->kernels.size(),
+                     ran));
 }
 
 }  // namespace ptxbench::gpu
