@@ -22,6 +22,7 @@
 #include "core/process.h"
 #include "gpu/harness/coverage_profile.h"
 #include "gpu/harness/harness.h"
+#include "gpu/harness/profiled_launches.h"
 #include "gpu/harness/runner_sandbox.h"
 #include "gpu/common/launch_audit.h"
 #include "sass/ncu_report.h"
@@ -189,23 +190,10 @@ void harness::stage_dynamic_finish(const job_candidate& c, gpu_stage_result& out
     details["import_head"] = imported.out.substr(0, 2000);
     return profile_error(profile.err().message);
   }
-  const int per_call = p.per_call;
-  if (per_call > 0 && static_cast<int>(profile->kernels.size()) != per_call) {
+  if (auto mismatch = profiled_launch_mismatch(p.per_call, profile->kernels.size(), m_timed_launches_per_call);
+      !mismatch.empty()) {
     details["kernels"] = profile->kernels.size();
-    return profile_error(fmt::format("the profiled call launched {} kernel(s), each correctness call {}: the "
-                                     "candidate's calls do not do the same work",
-                                     profile->kernels.size(), per_call));
-  }
-  if (per_call > 0 && m_timed_launches_per_call != per_call) {
-    details["kernels"] = profile->kernels.size();
-    return profile_error(
-        m_timed_launches_per_call > 0
-            ? fmt::format("each timed call launched {} kernel(s), each profiled and correctness call {}: the "
-                          "candidate's calls do not do the same work",
-                          m_timed_launches_per_call, per_call)
-            : fmt::format("the timed calls launched varying numbers of kernels, each profiled and correctness call "
-                          "{}: the candidate's calls do not do the same work",
-                          per_call));
+    return profile_error(mismatch);
   }
   family_counts total;
   ordered_json not_counted = ordered_json::array();
