@@ -31,6 +31,11 @@ version runtime_version() { return version{static_cast<int64_t>(cudnnGetVersion(
 
 version compiled_version() { return version{CUDNN_VERSION}; }
 
+void throw_not_available(const std::string& what, const std::string& needs, version runtime) {
+  throw cudnn_error(CUDNN_STATUS_NOT_SUPPORTED, fmt::format("{} needs {} (loaded cuDNN {}, headers {})", what, needs,
+                                                            runtime.str(), compiled_version().str()));
+}
+
 descriptor descriptor::create(cudnnBackendDescriptorType_t type, const char* type_name) {
   cudnnBackendDescriptor_t desc = nullptr;
   cudnnStatus_t status = cudnnBackendCreateDescriptor(type, &desc);

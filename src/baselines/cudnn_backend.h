@@ -49,6 +49,9 @@ struct version {
 version runtime_version();
 /// The version of the headers this file was compiled against (CUDNN_VERSION).
 version compiled_version();
+/// Throws cudnn_error(CUDNN_STATUS_NOT_SUPPORTED) saying that `what` needs `needs` ("cuDNN >= 9.5"),
+/// with the loaded and the compiled-against versions: a graph this cuDNN cannot build.
+[[noreturn]] void throw_not_available(const std::string& what, const std::string& needs, version runtime);
 
 /// An owning cudnnBackendDescriptor_t (move-only). Setters throw cudnn_error naming the attribute.
 class descriptor {

@@ -14,11 +14,6 @@ float fill_value(version runtime) {
   return runtime.code >= 91000 ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::lowest();
 }
 
-[[noreturn]] void gqa_not_available(const std::string& what, const char* needs, version runtime) {
-  throw cudnn_error(CUDNN_STATUS_NOT_SUPPORTED, fmt::format("{} needs {} (loaded cuDNN {}, headers {})", what, needs,
-                                                            runtime.str(), compiled_version().str()));
-}
-
 // A [b,1,1,1] (or [b+1,1,1,1]) integer tensor, one value per batch entry.
 tensor_ref per_batch(graph_builder& g, int64_t uid, int64_t rows, cudnnDataType_t type) {
   return g.tensor(uid, {rows, 1, 1, 1}, {1, 1, 1, 1}, type);
@@ -69,15 +64,17 @@ tensor_ref bottom_right_causal_mask(graph_builder& g, tensor_ref x, tensor_ref s
 
 void check_versions(const gqa_problem& p, page_table_form table, version runtime) {
   if (p.paged()) {
-    if (CUDNN_VERSION < 90500 || runtime.code < 90500) gqa_not_available("paged K/V (PAGED_CACHE_LOAD)", "cuDNN >= 9.5", runtime);
-    if (p.d > 128 && runtime.code < 91000) gqa_not_available("paged K/V with D > 128", "cuDNN >= 9.10", runtime);
+    if (CUDNN_VERSION < 90500 || runtime.code < 90500)
+      throw_not_available("paged K/V (PAGED_CACHE_LOAD)", "cuDNN >= 9.5", runtime);
+    if (p.d > 128 && runtime.code < 91000) throw_not_available("paged K/V with D > 128", "cuDNN >= 9.10", runtime);
     if (table == page_table_form::packed && runtime.code < 91002)
-      gqa_not_available("a packed page table (ragged offset on the table)", "cuDNN >= 9.10.2", runtime);
+      throw_not_available("a packed page table (ragged offset on the table)", "cuDNN >= 9.10.2", runtime);
   }
   if (p.paged() && p.ragged_q() && runtime.code < 90700)
-    gqa_not_available("paged K/V together with ragged Q", "cuDNN >= 9.7", runtime);
+    throw_not_available("paged K/V together with ragged Q", "cuDNN >= 9.7", runtime);
   if (p.causal && runtime.code < 90600 && (p.max_q % 64 != 0 || p.max_kv % 64 != 0))
-    gqa_not_available("a bottom-right causal mask with sequence lengths not a multiple of 64", "cuDNN >= 9.6", runtime);
+    throw_not_available("a bottom-right causal mask with sequence lengths not a multiple of 64", "cuDNN >= 9.6",
+                        runtime);
 }
 
 }  // namespace

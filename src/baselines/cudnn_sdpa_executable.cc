@@ -7,12 +7,12 @@
 #include <optional>
 #include <utility>
 
+#include "core/align.h"
+
 namespace ptxbench::gpu::cudnn {
 namespace {
 
 constexpr int64_t k_scratch_alignment_bytes = 256;
-
-int64_t align_up(int64_t value, int64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
 
 // Offsets of the graph's scratch tensors inside the workspace, after the plan's own workspace.
 std::vector<int64_t> scratch_offsets(const sdpa_graph& graph, int64_t plan_workspace_bytes, int64_t& total_bytes) {

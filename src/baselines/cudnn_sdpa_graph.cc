@@ -142,16 +142,10 @@ void build_composite_bwd(graph_builder& g, const sdpa_problem& p, sdpa_graph& ou
                  sdpa_uid::stats, sdpa_uid::dq, sdpa_uid::dk, sdpa_uid::dv};
 }
 
-[[noreturn]] void not_available(const char* what, const char* needs, version runtime) {
-  throw cudnn_error(CUDNN_STATUS_NOT_SUPPORTED,
-                    fmt::format("{} needs {} (loaded cuDNN {}, headers {})", what, needs, runtime.str(),
-                                compiled_version().str()));
-}
-
 void build_unified_fwd(graph_builder& g, const sdpa_problem& p, sdpa_graph& out, version runtime) {
 #if CUDNN_VERSION >= 91301
-  if (runtime.code < 91301) not_available("the unified SDPA_FWD operation", "cuDNN >= 9.13.1", runtime);
-  if (p.causal) not_available("a causal mask on the unified SDPA_FWD operation", "cuDNN >= 9.21", runtime);
+  if (runtime.code < 91301) throw_not_available("the unified SDPA_FWD operation", "cuDNN >= 9.13.1", runtime);
+  if (p.causal) throw_not_available("a causal mask on the unified SDPA_FWD operation", "cuDNN >= 9.21", runtime);
   const shapes s = make_shapes(p);
   tensor_ref q = g.tensor(sdpa_uid::q, s.bhsd, s.bhsd_strides, CUDNN_DATA_BFLOAT16);
   tensor_ref k = g.tensor(sdpa_uid::k, s.bhsd, s.bhsd_strides, CUDNN_DATA_BFLOAT16);
@@ -173,14 +167,14 @@ void build_unified_fwd(graph_builder& g, const sdpa_problem& p, sdpa_graph& out,
   out.io_uids = {sdpa_uid::q, sdpa_uid::k, sdpa_uid::v, sdpa_uid::o, sdpa_uid::stats};
 #else
   (void)g, (void)p, (void)out;
-  not_available("the unified SDPA_FWD operation", "cuDNN >= 9.13.1 headers at build time", runtime);
+  throw_not_available("the unified SDPA_FWD operation", "cuDNN >= 9.13.1 headers at build time", runtime);
 #endif
 }
 
 void build_unified_bwd(graph_builder& g, const sdpa_problem& p, sdpa_graph& out, version runtime) {
 #if CUDNN_VERSION >= 91900
-  if (p.causal) not_available("a causal mask on the unified SDPA_BWD operation", "a mask attribute cuDNN 9.19 lacks",
-                              runtime);
+  if (p.causal)
+    throw_not_available("a causal mask on the unified SDPA_BWD operation", "a mask attribute cuDNN 9.19 lacks", runtime);
   const shapes s = make_shapes(p);
   tensor_ref q = g.tensor(sdpa_uid::q, s.bhsd, s.bhsd_strides, CUDNN_DATA_BFLOAT16);
   tensor_ref k = g.tensor(sdpa_uid::k, s.bhsd, s.bhsd_strides, CUDNN_DATA_BFLOAT16);
@@ -211,7 +205,7 @@ void build_unified_bwd(graph_builder& g, const sdpa_problem& p, sdpa_graph& out,
                  sdpa_uid::stats, sdpa_uid::dq, sdpa_uid::dk, sdpa_uid::dv};
 #else
   (void)g, (void)p, (void)out;
-  not_available("the unified SDPA_BWD operation", "cuDNN >= 9.19 headers at build time", runtime);
+  throw_not_available("the unified SDPA_BWD operation", "cuDNN >= 9.19 headers at build time", runtime);
 #endif
 }
 

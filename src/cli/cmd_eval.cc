@@ -1,5 +1,6 @@
 // `ptxbench eval KERNEL.cu... --task NAME [--target h200]`: the whole pipeline on the local GPU —
-// gate → build → link gate → static SASS → sanitize → correctness → timing → dynamic check.
+// gate → build → link gate → static SASS → sanitize → correctness → timing → dynamic check (whose
+// profiled calls run before timing and whose report is read while it runs).
 #include "cli/candidate_command.h"
 #include "cli/commands.h"
 #include "cli/option_checks.h"

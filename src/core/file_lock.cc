@@ -15,10 +15,11 @@
 
 namespace ptxbench {
 
-std::optional<file_lock> file_lock::acquire(const std::filesystem::path& path, double wait_s, lock_mode mode) {
+result<file_lock> file_lock::acquire(const std::filesystem::path& path, double wait_s, lock_mode mode) {
   int fd = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0666);
+  int open_errno = errno;
   if (fd < 0) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // another user's lock file: flock needs no write access
-  if (fd < 0) return std::nullopt;
+  if (fd < 0) return make_error(fmt::format("cannot open the lock file {}: {}", path.string(), std::strerror(open_errno)));
   (void)::fchmod(fd, 0666);  // the umask took bits away; only the creator may put them back, and that is enough
   const int operation = mode == lock_mode::exclusive ? LOCK_EX : LOCK_SH;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
@@ -26,7 +27,7 @@ std::optional<file_lock> file_lock::acquire(const std::filesystem::path& path, d
   while (::flock(fd, operation | LOCK_NB) != 0) {
     if (std::chrono::steady_clock::now() >= deadline) {
       ::close(fd);
-      return std::nullopt;
+      return make_error(fmt::format("{} is locked by another process ({:g} s waited)", path.string(), wait_s));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }

@@ -6,7 +6,6 @@
 // the one lock wrapper of the tree.
 
 #include <filesystem>
-#include <optional>
 #include <string>
 
 #include "core/result.h"
@@ -18,11 +17,11 @@ enum class lock_mode { exclusive, shared };
 class file_lock {
  public:
   /// Creates `path` if needed and takes the lock, waiting at most wait_s seconds (0: try once).
-  /// nullopt when it stayed held that long or the file cannot be created. The file is created
-  /// readable and writable by everyone (0666, whatever the umask) so that processes of different
-  /// users can share a lock such as a GPU's.
-  static std::optional<file_lock> acquire(const std::filesystem::path& path, double wait_s,
-                                          lock_mode mode = lock_mode::exclusive);
+  /// The error says why not: the file cannot be opened (with the system's reason), or another
+  /// holder kept it that long. The file is created readable and writable by everyone (0666,
+  /// whatever the umask) so that processes of different users can share a lock such as a GPU's.
+  static result<file_lock> acquire(const std::filesystem::path& path, double wait_s,
+                                   lock_mode mode = lock_mode::exclusive);
 
   /// Creates DIR and takes an exclusive lock on DIR/name without waiting: the guard of a command
   /// that writes DIR resumably. The error says that another `who` is using DIR.

@@ -31,7 +31,9 @@ std::set<std::string> proc_models() {
   return models;
 }
 
-result<std::string> probed_model(int device, const fs::path& harness) {
+}  // namespace
+
+result<ordered_json> probe_gpu(int device, const fs::path& harness) {
   if (!fs::exists(harness))
     return make_error(fmt::format("{} not found: this build has no GPU harness to ask which GPU this is", harness.string()));
   char name[] = "/tmp/ptxbench-gpu-probe-XXXXXX";
@@ -43,21 +45,21 @@ result<std::string> probed_model(int device, const fs::path& harness) {
   auto text = read_text_file(name, 1u << 20);
   ::unlink(name);
   if (!run.succeeded() || !text)
-    return make_error(fmt::format("asking the harness which GPU device {} is: {} {}", device, describe_exit(run, 120),
-                                  run.out.substr(0, 300)));
+    return make_error(fmt::format("asking the harness ({}) about GPU device {}: {} {}", harness.string(), device,
+                                  describe_exit(run, 120), run.out.substr(0, 300)));
   auto env = ordered_json::parse(*text, nullptr, false);
-  std::string model = env.is_object() ? env.value("gpu", "") : "";
-  if (model.empty()) return make_error(fmt::format("the harness found no GPU device {}", device));
-  return model;
+  if (!env.is_object() || env.value("gpu", "").empty())
+    return make_error(fmt::format("the harness found no GPU device {}", device));
+  return env;
 }
-
-}  // namespace
 
 result<std::string> local_gpu_model(int device, const fs::path& harness) {
   if (const char* forced = std::getenv("PTXBENCH_GPU_MODEL"); forced && *forced) return std::string(forced);
   auto models = proc_models();
   if (models.size() == 1) return *models.begin();
-  return probed_model(device, harness);
+  auto env = probe_gpu(device, harness);
+  if (!env) return env.err();
+  return env->value("gpu", "");
 }
 
 result<const target_info*> local_target(const suite& s, int device, const fs::path& harness) {

@@ -6,10 +6,17 @@
 #include <filesystem>
 #include <string>
 
+#include "core/json_check.h"
 #include "core/result.h"
 #include "suite/task.h"
 
 namespace ptxbench::eval {
+
+/// What the harness says about CUDA device `device` (`ptxbench-harness --environment FILE --device
+/// N`): its environment object, whose "gpu" is the model's name. The one probe of a GPU, for the
+/// orchestrator's target and for a service GPU worker's health. The error is one line: the harness
+/// missing, failing (its exit and first output) or finding no such device.
+result<ordered_json> probe_gpu(int device, const std::filesystem::path& harness);
 
 /// The model of CUDA device `device` as the driver names it ("NVIDIA H100 80GB HBM3"): from
 /// /proc/driver/nvidia/gpus when every GPU of the host is the same model (no process started), else

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "eval/fake_evaluator.h"
+#include "eval/local_gpu.h"
 #include "build/toolchain.h"
 #include "core/file_io.h"
 #include "core/process.h"
@@ -124,23 +125,10 @@ gpu_job_runner::~gpu_job_runner() = default;
 
 result<queue::run_environment> gpu_job_runner::probe() {
   m_last_probe_ms = now_ms();
-  fs::path out = m_base.cache_dir / "service" / fmt::format("probe-gpu{}-{}.json", m_base.gpu.device, ::getpid());
-  std::error_code ec;
-  fs::create_directories(out.parent_path(), ec);
-  fs::remove(out, ec);
-  auto run = run_process({.argv = {m_base.gpu.harness.string(), "--environment", out.string(), "--device",
-                                   std::to_string(m_base.gpu.device)},
-                          .timeout_s = 120, .max_output_bytes = 1u << 16, .merge_stderr = true});
-  auto text = read_text_file(out, 1u << 20);
-  fs::remove(out, ec);
-  if (!run.succeeded() || !text)
-    return make_error(fmt::format("GPU {} probe ({}) {}: {}", m_base.gpu.device, m_base.gpu.harness.string(),
-                                  describe_exit(run, 120), run.out.substr(0, 300)));
-  auto env = ordered_json::parse(*text, nullptr, false);
-  if (!env.is_object() || env.value("gpu", "").empty())
-    return make_error(fmt::format("GPU {} probe found no device", m_base.gpu.device));
+  auto env = eval::probe_gpu(m_base.gpu.device, m_base.gpu.harness);
+  if (!env) return env.err();
   m_unhealthy.clear();
-  return gpu_environment(env);
+  return gpu_environment(*env);
 }
 
 std::string gpu_job_runner::health() {

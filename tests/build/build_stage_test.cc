@@ -1,4 +1,5 @@
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -147,8 +148,9 @@ TEST_F(BuildStage, StaleBuildFoldersAreRemovedAndLiveOnesKept) {
   fs::path live = make("build-live", true);
   fs::path young = make("build-young", false);
   fs::path other = make("harness-x", true);
-  auto held = file_lock::acquire(live / ".lock", 0);  // this process plays the live builder
-  ASSERT_TRUE(held.has_value());
+  auto acquired = file_lock::acquire(live / ".lock", 0);  // this process plays the live builder
+  ASSERT_TRUE(acquired);
+  std::optional<file_lock> held = std::move(*acquired);
   fs::last_write_time(live, old_time);
   auto r = build_candidate(request("__global__ void fresh(float* x) { x[0] = 4.0f; }\n"), m_tc);
   ASSERT_TRUE(r.ok()) << r.err().message;

@@ -31,11 +31,13 @@ call_failure classify_call_failure(const call_result& r, const std::string& duri
     case candidate_error::dtype: return {eval_outcome::incorrect_dtype, r.message};
     case candidate_error::compile: return {eval_outcome::compile_error, r.message};
     // Only a Triton capture reports it (its plan stage decides first); a refusal wherever it appears.
-    case candidate_error::unreplayable: return {eval_outcome::rejected, "the launch plan cannot be replayed: " + r.message};
+    case candidate_error::unreplayable: return {eval_outcome::rejected, unreplayable_plan(r.message)};
     case candidate_error::exception:
     case candidate_error::unspecified: break;
   }
   return {eval_outcome::runtime_error, during + ": " + r.message};
 }
+
+std::string unreplayable_plan(const std::string& why) { return "the launch plan cannot be replayed: " + why; }
 
 }  // namespace ptxbench::gpu

@@ -28,4 +28,8 @@ struct call_failure {
 };
 call_failure classify_call_failure(const call_result& r, const std::string& during);
 
+/// The refusal of a Triton launch plan the runner cannot replay ("the launch plan cannot be
+/// replayed: WHY"), whether the capture reported it or the harness found it building the plan.
+std::string unreplayable_plan(const std::string& why);
+
 }  // namespace ptxbench::gpu

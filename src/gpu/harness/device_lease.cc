@@ -45,13 +45,18 @@ result<device_lease> device_lease::acquire(const fs::path& dir, const std::strin
     return make_error(fmt::format("GPU {} stayed busy for {:g} s: another PTXBench harness held it (lease {})", device,
                                   wait_s, lease_path.string()));
   };
-  auto turnstile = file_lock::acquire(turnstile_path, wait_s);
-  if (!turnstile) {
-    if (!file_lock::held(turnstile_path) && !fs::exists(turnstile_path, ec))
-      return make_error(fmt::format("GPU lease {} cannot be created in {}", turnstile_path.filename().string(), dir.string()));
-    return busy();
+  std::optional<file_lock> turnstile;
+  {
+    auto entered = file_lock::acquire(turnstile_path, wait_s);
+    if (!entered) {
+      if (!file_lock::held(turnstile_path) && !fs::exists(turnstile_path, ec))
+        return make_error(fmt::format("GPU lease {} cannot be created in {}: {}", turnstile_path.filename().string(),
+                                      dir.string(), entered.err().message));
+      return busy();
+    }
+    // A shared holder passes through (no measurer waits behind it) and lets the next one in.
+    if (mode == lock_mode::exclusive) turnstile = std::move(*entered);
   }
-  if (mode == lock_mode::shared) turnstile.reset();  // no measurer waits: pass through, let the next one in
   double left = std::max(0.0, wait_s - ms_since(t0) / 1000);
   auto lease = file_lock::acquire(lease_path, left, mode);
   if (!lease) return busy();

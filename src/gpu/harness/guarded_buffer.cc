@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/align.h"
 #include "gpu/common/cuda_check.h"
 #include "gpu/harness/device_ops.h"
 
@@ -10,7 +11,7 @@ namespace ptxbench::gpu {
 guarded_buffer::guarded_buffer(std::string name, dtype type, std::vector<int64_t> shape, bool is_output)
     : m_name(std::move(name)), m_type(type), m_shape(std::move(shape)), m_is_output(is_output) {
   m_bytes = static_cast<std::size_t>(numel()) * static_cast<std::size_t>(dtype_bits(type)) / 8;
-  m_padded = (m_bytes + 255) / 256 * 256;
+  m_padded = align_up<std::size_t>(m_bytes, 256);
   PTXB_CUDA_CALL(cudaMalloc(&m_base, m_padded + 2 * k_guard_bytes));
   PTXB_CUDA_CALL(cudaIpcGetMemHandle(&m_handle, m_base));
 }

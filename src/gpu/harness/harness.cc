@@ -270,9 +270,9 @@ std::string harness::work_dir_for(const std::string& what) const {
 }
 
 // The GPU lease (device_lease.h) follows what each step does with the GPU: sanitize, the runner's
-// start-up and correctness hold it shared; timing and the dynamic check's profiled call hold it
-// exclusively. Between correctness and timing the runner is frozen, so nothing of this candidate's
-// runs on the GPU while another harness measures.
+// start-up and correctness hold it shared; the dynamic check's profiled call and timing hold it
+// exclusively. From correctness to the end of timing the runner is frozen, so nothing of this
+// candidate's runs on the GPU while another harness measures.
 result<gpu_stage_result> harness::evaluate(const job_candidate& candidate) {
   ++m_candidate_index;
   gpu_stage_result out;
@@ -302,6 +302,14 @@ result<gpu_stage_result> harness::evaluate(const job_candidate& candidate) {
       }
       runner.freeze();
     }
+    // The dynamic check's profiled calls come before timing, so that reading its report back (CPU
+    // only) overlaps the timing stage instead of following it; its record still follows timing's,
+    // and a timing failure decides the verdict as before (the profile is then not judged).
+    dynamic_profile profile;
+    if (!stage_dynamic_profile(c, out, profile)) {
+      runner.stop();
+      return out;
+    }
     bool timed = false;
     {
       auto exclusive = lease("timing", true, out.measurement);
@@ -309,7 +317,7 @@ result<gpu_stage_result> harness::evaluate(const job_candidate& candidate) {
     }
     runner.stop();
     if (!timed) return out;
-    if (!stage_dynamic(c, out)) return out;
+    stage_dynamic_finish(c, out, profile);
     out.decided = {eval_outcome::passed, std::nullopt,
                    fmt::format("correct; speedup {:.3f}x vs {}", out.timing->speedup, baseline_description()), ""};
   } catch (const std::exception& e) {

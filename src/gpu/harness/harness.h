@@ -5,14 +5,18 @@
 
 #include <cuda_runtime.h>
 
+#include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "core/process.h"
 #include "core/result.h"
 #include "verdict/harness_protocol.h"
+#include "verdict/stage_record.h"
 #include "gpu/common/activity_tracer.h"
 #include "baselines/baseline.h"
 #include "gpu/harness/call_failure.h"
@@ -46,6 +50,21 @@ struct device_allocation {
   device_allocation& operator=(const device_allocation&) = delete;
 };
 
+/// The dynamic check's Nsight Compute run, taken before the timing stage: its report is read back
+/// (`ncu --import`, CPU only) while timing runs and judged after it (stage_dynamic.cc), so the import
+/// adds nothing to the wall clock.
+struct dynamic_profile {
+  /// The stage's record when it ended without a report to read (skipped, profile_error).
+  std::optional<stage_record> settled;
+  std::filesystem::path ncu, report;
+  std::string coverage_missing, runner_log;
+  ordered_json details = ordered_json::object();
+  int per_call = -1;                 ///< launches profiled: one call's worth, or every launch (-1)
+  int profiled = -1;                 ///< which of the profiled calls (-1: all)
+  double seconds = 0;                ///< spent before the timing stage
+  std::future<process_result> details_page, source_page;
+};
+
 class harness {
  public:
   /// Sets up the device, the baseline (plans, autotuning), the input generator and the first buffer
@@ -73,7 +92,12 @@ class harness {
   bool stage_sanitize(const job_candidate& c, gpu_stage_result& out);
   bool stage_correctness(const job_candidate& c, runner_client& runner, gpu_stage_result& out);
   bool stage_timing(runner_client& runner, gpu_stage_result& out);
-  bool stage_dynamic(const job_candidate& c, gpu_stage_result& out);
+  /// The dynamic check's first half, before timing: the profiled calls under Nsight Compute, and the
+  /// report's import started. Returns false only when the profiled run decided the verdict (a sandbox
+  /// violation); the stage's record is appended by stage_dynamic_finish, after timing's.
+  bool stage_dynamic_profile(const job_candidate& c, gpu_stage_result& out, dynamic_profile& p);
+  /// The second half, after timing: the imported report judged, the stage's record appended.
+  void stage_dynamic_finish(const job_candidate& c, gpu_stage_result& out, dynamic_profile& p);
   /// Whether a kernel the profiler names is one of the candidate's own (job_candidate::kernels).
   static bool candidate_kernel(const job_candidate& c, const std::string& profiled_name);
 
@@ -122,9 +146,11 @@ class harness {
   compare_rule m_rule = compare_rule::allclose;
   ordered_json m_environment;
   int m_candidate_index = 0;
-  /// Kernel launches of each timed call of the current candidate when all were the same number
+  /// Kernel launches of each correctness call of the current candidate when all were the same number
   /// (the dynamic check profiles one call's worth); -1 when they varied or are unknown.
   int m_launches_per_call = -1;
+  /// The same for the timed calls: the profiled call must have done what they did.
+  int m_timed_launches_per_call = -1;
 };
 
 }  // namespace ptxbench::gpu

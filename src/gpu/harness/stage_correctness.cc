@@ -1,6 +1,8 @@
 // The correctness stage: for each trial, fresh seeded inputs, the reference on the trusted side,
 // NaN-poisoned outputs and armed guards, one candidate call in the runner, then the checks: the call
 // itself, the runner's memory map, guards, unchanged inputs, and every output against the reference.
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "gpu/common/cuda_check.h"
@@ -34,6 +36,11 @@ bool harness::stage_correctness(const job_candidate&, runner_client& runner, gpu
     out.stages.push_back(timer.finish(stage_outcome::failed, message));
     return false;
   };
+  // The kernel launches of each trial (CUPTI's records within the call): the dynamic check profiles
+  // one call's worth when every trial made the same number.
+  m_launches_per_call = -1;
+  std::optional<std::size_t> launches;
+  bool launches_vary = false;
   for (int t = 0; t < m_job.correctness_trials; ++t) {
     uint64_t seed = m_job.seed + static_cast<uint64_t>(t);
     cs.seeds.push_back(seed);
@@ -58,6 +65,8 @@ bool harness::stage_correctness(const job_candidate&, runner_client& runner, gpu
       cs.failed_trial = t;
       return decide(eval_outcome::runtime_error, problem, runner.output());
     }
+    if (r.method != "cupti" || (launches && *launches != r.kernels.size())) launches_vary = true;
+    launches = r.kernels.size();
     std::vector<output_error> errors;
     bool failed = false;
     for (std::size_t i = 0; i < set.outputs.size(); ++i) {
@@ -88,6 +97,7 @@ bool harness::stage_correctness(const job_candidate&, runner_client& runner, gpu
     }
   }
   out.correctness = cs;
+  if (launches && !launches_vary && *launches > 0) m_launches_per_call = static_cast<int>(*launches);
   out.stages.push_back(timer.finish(
       stage_outcome::passed,
       fmt::format("{} trial(s) within {} atol=rtol={:g}: max_abs_error={:.3g}, max_rel_error={:.3g}", cs.trials,

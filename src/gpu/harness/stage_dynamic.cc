@@ -7,10 +7,14 @@
 // profiles the launches of one of them, chosen at random by the harness and given only to ncu
 // (--launch-skip/--launch-count), so no call can know it is the one being counted.
 // The report is written by ncu to a file and read back with `ncu --import`, never from the
-// candidate's stdout (which it could fill with forged CSV lines).
+// candidate's stdout (which it could fill with forged CSV lines). The stage runs in two halves
+// around the timing stage (harness.cc): the profiled calls before it, one call's worth of launches
+// as the correctness calls made them; the import while it runs; the judgement after it, which also
+// requires the timed calls to have launched as many kernels as the profiled one.
 #include <chrono>
 #include <future>
 #include <random>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -18,6 +22,7 @@
 #include "core/process.h"
 #include "gpu/harness/coverage_profile.h"
 #include "gpu/harness/harness.h"
+#include "gpu/harness/profiled_launches.h"
 #include "gpu/harness/runner_sandbox.h"
 #include "gpu/common/launch_audit.h"
 #include "sass/ncu_report.h"
@@ -33,41 +38,38 @@ bool harness::candidate_kernel(const job_candidate& c, const std::string& profil
                      [&](const std::string& k) { return k == profiled_name || sass::same_kernel(k, profiled_name); });
 }
 
-bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
+bool harness::stage_dynamic_profile(const job_candidate& c, gpu_stage_result& out, dynamic_profile& p) {
   stage_timer timer(stage_id::dynamic_check);
-  auto finish = [&](stage_outcome o, const std::string& summary, ordered_json details = nullptr) {
-    out.stages.push_back(timer.finish(o, summary, std::move(details)));
+  // The stage ends here without a report to read: its record waits for stage_dynamic_finish.
+  auto settle = [&](stage_outcome o, const std::string& summary, ordered_json details = nullptr) {
+    p.settled = timer.finish(o, summary, std::move(details));
+    return true;
   };
-  if (!m_job.options.dynamic_check) {
-    finish(stage_outcome::skipped, "not requested (--no-dynamic-check)");
-    return true;
-  }
-  if (c.static_known && !c.static_present) {
-    finish(stage_outcome::skipped, "no required instruction family in the SASS; nothing to look for at run time");
-    return true;
-  }
+  if (!m_job.options.dynamic_check) return settle(stage_outcome::skipped, "not requested (--no-dynamic-check)");
+  if (c.static_known && !c.static_present)
+    return settle(stage_outcome::skipped,
+                  "no required instruction family in the SASS; nothing to look for at run time");
   out.dynamic.method = "ncu";
   // A profile that could not be taken leaves the target verdict at profile_error; it decides nothing.
   auto profile_error = [&](const std::string& why, ordered_json details = nullptr) {
     out.dynamic.ran = true;
     out.dynamic.error = why;
-    finish(stage_outcome::error, "profile_error: " + why, std::move(details));
-    return true;
+    return settle(stage_outcome::error, "profile_error: " + why, std::move(details));
   };
   auto ncu = find_executable("ncu", {m_job.cuda_root / "bin", "/opt/nvidia/nsight-compute"});
   if (!ncu) return profile_error("Nsight Compute (ncu) not found");
+  p.ncu = *ncu;
 
   auto& set = m_sets[0];
-  std::filesystem::path report;
-  ordered_json details;
+  ordered_json& details = p.details;
   // Which call is counted: known here, and to ncu; the runner only sees k_profile_calls calls.
   constexpr int k_profile_calls = 3;
-  const int per_call = m_launches_per_call;
-  const int profiled = static_cast<int>(std::random_device{}() % k_profile_calls);
+  p.per_call = m_launches_per_call;
+  p.profiled = p.per_call > 0 ? static_cast<int>(std::random_device{}() % k_profile_calls) : -1;
+  details["profiled_call"] = {{"call", p.profiled}, {"of", k_profile_calls}, {"launches", p.per_call}};
   // Work coverage (eval/coverage.h) needs per-instruction counts and the TMA byte counters from
   // the same profiled call. Should this ncu not know one of those metrics, the call is profiled
   // again with the paper's two metrics only, and coverage is recorded as unknown with ncu's words.
-  std::string coverage_missing, runner_log;
   // Where the stage's time goes (seconds), for the record and for tuning it.
   using clock = std::chrono::steady_clock;
   auto since = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
@@ -76,16 +78,16 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
     auto t_start = clock::now();
     runner_launch l = launch_for(c, "private", false);
     l.work_dir = work_dir_for(with_coverage ? "profile" : "profile-plain");
-    report = std::filesystem::path(l.work_dir) / "profile";
+    p.report = std::filesystem::path(l.work_dir) / "profile";
     std::string metrics = "sass__inst_executed_per_opcode,sass__thread_inst_executed_true_per_opcode";
     if (with_coverage) metrics += "," + coverage_profile_metrics();
     // --cache-control none: ncu need not flush the caches before each replay pass — instruction and
     // byte counts do not depend on what the caches hold, and the flushes are exclusive GPU time.
     l.wrapper = {ncu->string(), "--metrics", metrics, "--clock-control", "none", "--cache-control", "none",
-                 "--target-processes", "all", "-f", "-o", report.string()};
-    if (per_call > 0)  // the launches of call `profiled` only; unknown per-call counts: every call
-      l.wrapper.insert(l.wrapper.end(), {"--launch-skip", std::to_string(profiled * per_call), "--launch-count",
-                                         std::to_string(per_call)});
+                 "--target-processes", "all", "-f", "-o", p.report.string()};
+    if (p.per_call > 0)  // the launches of call `profiled` only; unknown per-call counts: every call
+      l.wrapper.insert(l.wrapper.end(), {"--launch-skip", std::to_string(p.profiled * p.per_call), "--launch-count",
+                                         std::to_string(p.per_call)});
     l.startup_timeout_s = 300;
     runner_client runner;
     result<call_result> started = make_error("not started");
@@ -116,7 +118,9 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
     auto t_stop = clock::now();
     std::string how = runner.stop(120);  // ncu writes the report after the application exits
     seconds["report"] = since(t_stop);
-    details = {{"runner", how}, {"ncu", ncu->string()}, {"seconds", seconds}};
+    details["runner"] = how;
+    details["ncu"] = ncu->string();
+    details["seconds"] = seconds;
     std::string log = runner.output(8u << 10);
     if (started && !r.sandbox_violation.empty()) {
       // Not a profiling problem: the candidate attempted something the sandbox forbids while it was
@@ -124,16 +128,16 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
       auto failure = classify_call_failure(r, "the profiled call");
       out.decided = {failure.outcome, stage_id::dynamic_check, failure.message, runner.output(64u << 10)};
       details["log"] = log;
-      finish(stage_outcome::failed, failure.message, details);
+      out.stages.push_back(timer.finish(stage_outcome::failed, failure.message, details));
       return false;
     }
     if (started && r.outcome == call_outcome::ok) {
-      runner_log = log;
+      p.runner_log = log;
       break;
     }
     if (with_coverage) {
       if (auto rejected = ncu_metric_complaint(log); !rejected.empty()) {
-        coverage_missing = "ncu rejected a coverage metric: " + rejected;
+        p.coverage_missing = "ncu rejected a coverage metric: " + rejected;
         continue;
       }
     }
@@ -141,31 +145,55 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
     if (!started) return profile_error("could not start the runner under ncu: " + started.err().message, details);
     return profile_error("the profiled call did not complete: " + r.message, details);
   }
-  // The two pages are read by two ncu processes at once: the source page (for coverage) is the
-  // slower of them, and neither needs the GPU.
-  auto t_import = clock::now();
-  auto source_page = std::async(std::launch::async, [&] {
-    return coverage_missing.empty()
-               ? run_process({.argv = source_page_command(*ncu, report), .timeout_s = 120, .max_output_bytes = 64u << 20})
-               : process_result{};
-  });
-  auto imported = run_process({.argv = details_page_command(*ncu, report), .timeout_s = 120});
+  // The two pages are read by two ncu processes at once (the source page, for coverage, is the
+  // slower); neither needs the GPU, so they run while the timing stage measures. On a host with
+  // few cores they would compete with the timing loop for the CPU: there they finish first.
+  auto import = [](process_spec spec) { return std::async(std::launch::async, [spec] { return run_process(spec); }); };
+  p.details_page = import({.argv = details_page_command(*ncu, p.report), .timeout_s = 120});
+  if (p.coverage_missing.empty())
+    p.source_page =
+        import({.argv = source_page_command(*ncu, p.report), .timeout_s = 120, .max_output_bytes = 64u << 20});
+  if (std::thread::hardware_concurrency() < 4) {
+    p.details_page.wait();
+    if (p.source_page.valid()) p.source_page.wait();
+  }
+  p.seconds = timer.seconds();
+  return true;
+}
+
+void harness::stage_dynamic_finish(const job_candidate& c, gpu_stage_result& out, dynamic_profile& p) {
+  if (p.settled) {
+    out.stages.push_back(std::move(*p.settled));
+    return;
+  }
+  stage_timer timer(stage_id::dynamic_check);
+  ordered_json& details = p.details;
+  // The stage's time: its profiled run before timing, and what reading the report still took after.
+  auto record = [&](stage_outcome o, std::string summary) {
+    out.stages.push_back({stage_id::dynamic_check, o, p.seconds + timer.seconds(), std::move(summary), details});
+  };
+  auto profile_error = [&](const std::string& why) {
+    out.dynamic.ran = true;
+    out.dynamic.error = why;
+    record(stage_outcome::error, "profile_error: " + why);
+  };
+  auto imported = p.details_page.get();
+  process_result source_page = p.source_page.valid() ? p.source_page.get() : process_result{};
+  details["seconds"]["import_wait_after_timing"] = timer.seconds();
+  details["seconds"]["import"] = imported.wall_s;
   if (!imported.succeeded()) {
-    details["log"] = runner_log;
-    return profile_error(fmt::format("ncu --import {}: {}", describe_exit(imported, 120), imported.err.substr(0, 400)),
-                         details);
+    details["log"] = p.runner_log;
+    return profile_error(fmt::format("ncu --import {}: {}", describe_exit(imported, 120), imported.err.substr(0, 400)));
   }
   auto profile = sass::parse_ncu_csv(imported.out);
   if (!profile) {
     details["import_head"] = imported.out.substr(0, 2000);
-    return profile_error(profile.err().message, details);
+    return profile_error(profile.err().message);
   }
-  if (per_call > 0 && static_cast<int>(profile->kernels.size()) != per_call) {
+  if (auto mismatch = profiled_launch_mismatch(p.per_call, profile->kernels.size(), m_timed_launches_per_call);
+      !mismatch.empty()) {
     details["kernels"] = profile->kernels.size();
-    return profile_error(fmt::format("the profiled call launched {} kernel(s), each timed call {}: the candidate's calls "
-                                     "do not do the same work",
-                                     profile->kernels.size(), per_call),
-                         details);
+    return profile_error(mismatch);
   }
   family_counts total;
   ordered_json not_counted = ordered_json::array();
@@ -177,7 +205,6 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
     out.dynamic.per_kernel[kernel] = counts;
     for (const auto& [fam, n] : counts) total[fam] += n;
   }
-  details["profiled_call"] = {{"call", per_call > 0 ? profiled : -1}, {"of", k_profile_calls}, {"launches", per_call}};
   if (!not_counted.empty()) details["not_counted"] = not_counted;
   for (const auto& fam : c.required_families) total.emplace(fam, 0);
   out.dynamic.counts = total;
@@ -186,13 +213,10 @@ bool harness::stage_dynamic(const job_candidate& c, gpu_stage_result& out) {
   for (const auto& fam : c.required_families)
     ran += fmt::format("{}{}={}", ran.empty() ? "" : " ", fam, total[fam]);
   details["kernels"] = profile->kernels.size();
-  out.dynamic.evidence = coverage_evidence_from(source_page.get(), imported.out, coverage_missing);
-  seconds["import"] = since(t_import);
-  details["seconds"] = seconds;
-  finish(stage_outcome::passed,
-         fmt::format("{} kernel launch(es) profiled; predicate-on thread instructions: {}", profile->kernels.size(), ran),
-         details);
-  return true;
+  out.dynamic.evidence = coverage_evidence_from(source_page, imported.out, p.coverage_missing);
+  record(stage_outcome::passed,
+         fmt::format("{} kernel launch(es) profiled; predicate-on thread instructions: {}", profile->kernels.size(),
+                     ran));
 }
 
 }  // namespace ptxbench::gpu

@@ -123,8 +123,8 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   double outlier_max_abs = 0;
   std::vector<uint64_t> outlier_seeds;
   // The kernel launches of each timed call (CUPTI's records within the call, the marker outside it):
-  // the dynamic check profiles one call's worth, when every call made the same number.
-  m_launches_per_call = -1;
+  // the dynamic check requires its profiled call to have made as many.
+  m_timed_launches_per_call = -1;
   std::optional<std::size_t> launches;
   bool launches_vary = false;
   for (int i = 0; !stopped; ++i) {
@@ -209,7 +209,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
         rule, ratios, std::chrono::duration<double>(std::chrono::steady_clock::now() - sampling_start).count());
   }
   const int total = opt.warmup + static_cast<int>(pairs.size());
-  if (launches && !launches_vary && *launches > 0) m_launches_per_call = static_cast<int>(*launches);
+  if (launches && !launches_vary && *launches > 0) m_timed_launches_per_call = static_cast<int>(*launches);
   auto decided = measure::decide_candidate_latency(pairs, cal);
   // The physical floor (eval/physical_floor.h): a call that no GPU could finish this fast fails,
   // whatever its span says.

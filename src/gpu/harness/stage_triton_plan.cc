@@ -87,7 +87,7 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
         // reflection launches with 'extra' parameters): the same refusal as a plan that fails below.
         // The candidate can only lose by claiming it.
         if (r.outcome == call_outcome::failed && r.error_kind == candidate_error::unreplayable)
-          return decide(stage_id::link_gate, eval_outcome::rejected, "the launch plan cannot be replayed: " + r.message, log);
+          return decide(stage_id::link_gate, f.outcome, f.message, log);
         return decide(r.error_kind == candidate_error::compile ? stage_id::build : stage_id::correctness, f.outcome,
                       f.message, log);
       }
@@ -126,7 +126,7 @@ bool harness::stage_triton_plan(const job_candidate& c, gpu_stage_result& out, j
   std::vector<launch_plan> plans;
   for (const auto& cap : captures) {
     auto p = plan_from_capture(cap, tensor_bytes, cubin_sha256);
-    if (!p) return decide(stage_id::link_gate, eval_outcome::rejected, "the launch plan cannot be replayed: " + p.err().message, "");
+    if (!p) return decide(stage_id::link_gate, eval_outcome::rejected, unreplayable_plan(p.err().message), "");
     plans.push_back(std::move(*p));
   }
   if (auto diff = plan_difference(plans[0], plans[1]); !diff.empty())

@@ -86,7 +86,7 @@ result<recompile_result> recompile_triton_kernels(const recompile_request& q) {
   fs::create_directories(dir, ec);
   // One recompile per key at a time; a finished one is reused.
   auto lock = file_lock::acquire(dir / ".lock", q.timeout_s + 60);
-  if (!lock) return make_error("another harness kept the recompile of this candidate busy");
+  if (!lock) return make_error("the recompile of this candidate: " + lock.err().message);
   if (fs::exists(out / "result.json", ec) && fs::exists(dir / "done", ec)) {
     auto cached = read_result(out);
     if (cached) {

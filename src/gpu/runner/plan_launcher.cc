@@ -2,6 +2,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -9,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/align.h"
 #include "core/file_io.h"
 #include "gpu/common/launch_plan.h"
 
@@ -20,9 +22,37 @@ struct loaded_kernel {
   CUfunction function = nullptr;
 };
 
+// One kernel step's parameters, laid out when the plan is loaded: the scalars' bytes as the plan
+// gives them and an 8-byte slot per tensor pointer, patched on each call; `pointers` (what
+// cuLaunchKernelEx takes) point into `bytes`. Laid out once so that a call allocates nothing
+// between its launches: host time there is inside the timed span.
+struct step_params {
+  std::vector<uint8_t> bytes;
+  std::vector<std::size_t> offsets;  // per parameter, into bytes
+  std::vector<void*> pointers;
+};
+
 launch_plan g_plan;
 std::vector<loaded_kernel> g_kernels;
+std::vector<step_params> g_params;  // per step; empty for a memset
 std::string g_error;  // the last call's message, alive until the next call
+
+step_params lay_out(const plan_step& s) {
+  step_params out;
+  std::size_t end = 0;
+  for (const plan_param& a : s.params) {
+    const std::size_t at = align_up<std::size_t>(end, 8);
+    out.offsets.push_back(at);
+    end = at + (a.k == plan_param::kind::tensor ? sizeof(uint64_t) : a.bytes.size());
+  }
+  out.bytes.assign(end, 0);
+  for (std::size_t p = 0; p < s.params.size(); ++p) {
+    const plan_param& a = s.params[p];
+    if (a.k != plan_param::kind::tensor) std::copy(a.bytes.begin(), a.bytes.end(), out.bytes.begin() + out.offsets[p]);
+    out.pointers.push_back(out.bytes.data() + out.offsets[p]);
+  }
+  return out;
+}
 
 std::string driver_error(CUresult r, const std::string& what) {
   const char* name = nullptr;
@@ -59,6 +89,8 @@ status load_plan(const std::string& plan_file) {
     g_kernels.push_back(lk);
   }
   g_plan = std::move(*plan);
+  g_params.clear();
+  for (const auto& s : g_plan.steps) g_params.push_back(s.k == plan_step::kind::memset ? step_params{} : lay_out(s));
   return ok();
 }
 
@@ -71,8 +103,6 @@ int32_t plan_entry(const ptxbench_tensor* args, int32_t nargs, cudaStream_t stre
   if (nargs != g_plan.tensors)
     return fail(PTXBENCH_ERROR_ARGUMENT_COUNT, fmt::format("the plan takes {} tensors, the call passed {}", g_plan.tensors, nargs));
   auto hstream = reinterpret_cast<CUstream>(stream);
-  std::vector<std::vector<uint8_t>> values;
-  std::vector<void*> pointers;
   for (std::size_t i = 0; i < g_plan.steps.size(); ++i) {
     const plan_step& s = g_plan.steps[i];
     if (s.k == plan_step::kind::memset) {
@@ -84,18 +114,12 @@ int32_t plan_entry(const ptxbench_tensor* args, int32_t nargs, cudaStream_t stre
       continue;
     }
     const plan_kernel& k = g_plan.kernels[s.kernel];
-    values.assign(s.params.size(), {});
-    pointers.assign(s.params.size(), nullptr);
+    step_params& params = g_params[i];
     for (std::size_t p = 0; p < s.params.size(); ++p) {
       const plan_param& a = s.params[p];
-      if (a.k == plan_param::kind::tensor) {
-        uint64_t ptr = reinterpret_cast<uint64_t>(args[a.tensor].data) + static_cast<uint64_t>(a.offset);
-        values[p].resize(8);
-        std::memcpy(values[p].data(), &ptr, 8);
-      } else {
-        values[p] = a.bytes;
-      }
-      pointers[p] = values[p].data();
+      if (a.k != plan_param::kind::tensor) continue;
+      uint64_t ptr = reinterpret_cast<uint64_t>(args[a.tensor].data) + static_cast<uint64_t>(a.offset);
+      std::memcpy(params.bytes.data() + params.offsets[p], &ptr, sizeof ptr);
     }
     CUlaunchAttribute attrs[2];
     unsigned n_attrs = 0;
@@ -122,7 +146,7 @@ int32_t plan_entry(const ptxbench_tensor* args, int32_t nargs, cudaStream_t stre
     config.hStream = hstream;
     config.attrs = n_attrs ? attrs : nullptr;
     config.numAttrs = n_attrs;
-    if (CUresult r = cuLaunchKernelEx(&config, g_kernels[s.kernel].function, pointers.data(), nullptr); r != CUDA_SUCCESS)
+    if (CUresult r = cuLaunchKernelEx(&config, g_kernels[s.kernel].function, params.pointers.data(), nullptr); r != CUDA_SUCCESS)
       return fail(PTXBENCH_ERROR_EXCEPTION, driver_error(r, fmt::format("step {}: launching {}", i, k.name)));
   }
   return PTXBENCH_OK;
