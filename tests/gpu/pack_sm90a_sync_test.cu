@@ -1,6 +1,7 @@
 // GPU tests of ptxkit/mbarrier.cuh, warp.cuh, matrix.cuh and cluster.cuh on an sm_90a device:
 // producer/consumer rings over many phases (bulk-copy and plain-store producers), elect.sync,
-// ldmatrix/stmatrix round trips, and a 2-CTA cluster (DSMEM, remote arrive, TMA multicast).
+// ldmatrix/stmatrix round trips, a 2-CTA cluster (DSMEM, remote arrive, TMA multicast), and a 2-CTA
+// multicast-TMA ring released with CTA-scope remote arrives (mbar_arrive_remote_cta).
 #include <ptxkit/cluster.cuh>
 #include <ptxkit/fence.cuh>
 #include <ptxkit/matrix.cuh>
@@ -278,6 +279,76 @@ TEST_F(PackSync, ClusterOfTwoSharesMemoryBarriersAndMulticast) {
     EXPECT_EQ(inf[b * 4 + 3], 100 + rank) << "DSMEM load of what we stored at the peer";
     for (int i = 0; i < 4096; ++i) ASSERT_EQ(t[b * 4096 + i], host[i]) << "block " << b << " element " << i;
   }
+}
+
+// The ring of a 2-CTA multicast GEMM (examples/reference/gemm_persistent.cu) at CTA scope: per use of
+// a slot each CTA multicasts its 32-row half of a 64x64 bf16 tile into both CTAs' slot, each CTA's full
+// barrier expects the whole tile, consumers wait with the CTA-scope mbar_wait, and lane 0 of each
+// consumer warp releases the slot in both CTAs (mbar_arrive + mbar_arrive_remote_cta), so empty[s]
+// counts 2 warps x 2 CTAs. A missing or misdirected remote arrive stalls the producer (trap).
+constexpr int kMcStages = 3, kMcIters = 50, kMcTile = 64 * 64;
+
+uint16_t mc_value(int row, int col) { return static_cast<uint16_t>((row * 131 + col * 7 + 3) & 0x3fff); }
+
+__global__ void __cluster_dims__(2, 1, 1) multicast_ring_kernel(const __grid_constant__ CUtensorMap map, uint32_t* sums) {
+  __shared__ alignas(128) uint16_t ring[kMcStages][kMcTile];
+  __shared__ uint64_t full[kMcStages], empty[kMcStages];
+  const uint32_t rank = ptxkit::cluster_ctarank(), peer = rank ^ 1;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kMcStages; ++s) {
+      ptxkit::mbar_init(&full[s], 1);
+      ptxkit::mbar_init(&empty[s], 4);
+    }
+    ptxkit::fence_mbarrier_init();
+  }
+  ptxkit::cluster_sync();  // the peer's barriers are initialised before anyone signals them
+  ptxkit::ring_pos<kMcStages> pos;
+  if (threadIdx.x < 32) {
+    for (int it = 0; it < kMcIters; ++it) {
+      if (ptxkit::elect_one_sync()) {
+        wait_or_trap(&empty[pos.index], pos.phase ^ 1);  // released by both CTAs' consumers
+        ptxkit::mbar_arrive_expect_tx(&full[pos.index], kMcTile * 2);  // my half + the peer's half
+        ptxkit::tma_load_2d_multicast(ring[pos.index] + rank * (kMcTile / 2), &map, &full[pos.index], 0,
+                                      it * 64 + 32 * static_cast<int>(rank), 0x3);
+      }
+      __syncwarp();
+      pos.advance();
+    }
+  } else {
+    const int t = threadIdx.x - 32;
+    uint32_t sum = 0;
+    for (int it = 0; it < kMcIters; ++it) {
+      ptxkit::mbar_wait(&full[pos.index], pos.phase);
+      for (int j = t; j < kMcTile; j += 64) sum += ring[pos.index][j] * static_cast<uint32_t>(it + 1);
+      __syncwarp();
+      if (ptxkit::lane_id() == 0) {
+        ptxkit::mbar_arrive(&empty[pos.index]);
+        ptxkit::mbar_arrive_remote_cta(&empty[pos.index], peer);
+      }
+      pos.advance();
+    }
+    sums[blockIdx.x * 64 + t] = sum;
+  }
+  ptxkit::cluster_sync();  // no CTA exits while its peer may still multicast into it or arrive on it
+}
+
+TEST_F(PackSync, MulticastRingReleasedWithCtaScopeRemoteArrives) {
+  std::vector<uint16_t> host(kMcIters * kMcTile);
+  for (int r = 0; r < kMcIters * 64; ++r)
+    for (int c = 0; c < 64; ++c) host[r * 64 + c] = mc_value(r, c);
+  device_buffer<uint16_t> g(host.size());
+  device_buffer<uint32_t> sums(4 * 64);
+  PTXBENCH_CUDA_OK(g.upload(host));
+  const CUtensorMap map = ptxkit::make_tma_2d_bf16(g.ptr, kMcIters * 64, 64, 64, 32, 64, ptxkit::swizzle::none);
+  multicast_ring_kernel<<<4, 96>>>(map, sums.ptr);  // two clusters of two CTAs
+  PTXBENCH_CUDA_OK(cudaDeviceSynchronize());
+  std::vector<uint32_t> got;
+  PTXBENCH_CUDA_OK(sums.download(got));
+  std::vector<uint32_t> want(64, 0);
+  for (int it = 0; it < kMcIters; ++it)
+    for (int j = 0; j < kMcTile; ++j) want[j % 64] += host[it * kMcTile + j] * static_cast<uint32_t>(it + 1);
+  for (int b = 0; b < 4; ++b)
+    for (int t = 0; t < 64; ++t) EXPECT_EQ(got[b * 64 + t], want[t]) << "block " << b << " consumer thread " << t;
 }
 
 }  // namespace

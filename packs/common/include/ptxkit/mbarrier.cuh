@@ -63,8 +63,11 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
                :: "r"(smem_u32(bar)), "r"(parity) : "memory");
 }
 
-/// Any thread(s). Like mbar_wait but acquires at cluster scope: use it when the arrivals came
-/// from other CTAs of the cluster (remote arrive, multicast TMA) and you then read their data.
+/// Any thread(s). Like mbar_wait but acquires at cluster scope: use it when this thread then
+/// reads data that threads of other CTAs wrote with ordinary stores (DSMEM st.shared::cluster)
+/// and released with mbar_arrive_cluster. Data that arrives by TMA, multicast included, needs
+/// only mbar_wait: the copy's complete_tx on this CTA's own barrier makes it visible. Slow in a
+/// pipeline's main loop (see mbar_arrive_cluster).
 __device__ __forceinline__ void mbar_wait_cluster(uint64_t* bar, uint32_t parity) {
   asm volatile("{\n .reg .pred p;\n PTXKIT_WAITC:\n"
                " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\n @!p bra PTXKIT_WAITC;\n}"
@@ -72,11 +75,32 @@ __device__ __forceinline__ void mbar_wait_cluster(uint64_t* bar, uint32_t parity
 }
 
 /// Each arriving thread. Arrives on the barrier at the same offset in CTA `cta_rank` of the
-/// cluster (release, cluster scope). Typical use: consumers of a multicast tile tell the
-/// issuing CTA that their copy of the slot is free.
+/// cluster with release at cluster scope: this thread's earlier writes, DSMEM stores into the peer
+/// included, are visible to a peer thread that then waits with mbar_wait_cluster. Use the pair
+/// when the peer reads data this thread wrote with ordinary stores.
+/// Cost: do not use it (or mbar_wait_cluster) to release and re-acquire the slots of a
+/// multicast-TMA ring; use mbar_arrive_remote_cta and mbar_wait. Measured on an H100 in the same
+/// 2-CTA multicast GEMM: 0.617x cuBLASLt with this pair after every k step
+/// (examples/reference/variants/v0_as_measured.cu) against 0.993x with mbar_arrive_remote_cta +
+/// mbar_wait (examples/reference/gemm_persistent.cu). The cluster-scope kernel's SASS holds 6
+/// each of MEMBAR.GPU, ERRBAR and CGAERRBAR and 11 CCTL, the other 2 each and 3.
 __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta_rank) {
   asm volatile("{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n"
                " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}"
+               :: "r"(smem_u32(bar)), "r"(cta_rank) : "memory");
+}
+
+/// Each arriving thread. Arrives on the barrier at the same offset in CTA `cta_rank` of the
+/// cluster with mbarrier.arrive's default semantics (release at CTA scope: no cluster- or
+/// GPU-scope fence). Typical use: consumers of a multicast-TMA ring tell the issuing CTA that
+/// their copy of the slot is free, after wgmma_wait / their last read of it; both CTAs then wait
+/// with the CTA-scope mbar_wait. That suffices because the data in a slot only ever comes by
+/// TMA (its complete_tx on each CTA's own barrier makes it visible there) and the release only
+/// says "done reading", not "read what I wrote". As CUTLASS's ClusterBarrier::arrive(cta_id).
+/// Not for handing over data written with DSMEM stores: use mbar_arrive_cluster for that.
+__device__ __forceinline__ void mbar_arrive_remote_cta(uint64_t* bar, uint32_t cta_rank) {
+  asm volatile("{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n"
+               " mbarrier.arrive.shared::cluster.b64 _, [ra];\n}"
                :: "r"(smem_u32(bar)), "r"(cta_rank) : "memory");
 }
 
