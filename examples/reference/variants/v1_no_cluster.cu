@@ -1,12 +1,9 @@
-// VARIANT (examples/reference/variants/, not in the manifest; bench/eval/reference_variants.sh times it
-// beside the reference and examples/gemm/wgmma_tma_pack.cu). v0 with kClusterM = 1: no cluster, no multicast; every
-// mbarrier operation is then CTA-local (mbar_arrive / mbar_wait), and the grid is one CTA per SM.
-// Isolates the cost of the cluster path (multicast, lock-step ring, cluster-scope arrive/wait).
+// VARIANT v1: v0 with kClusterM = 1 (no cluster, no multicast, CTA-local barriers); H100: 0.839x (../README.md)
 //
 // Reference kernel (issue 30) for task gemm_n7168_k5120: C[M,N] = A[M,K] * B[N,K]^T, bf16 in and
 // out, fp32 accumulation. Written only with #includes of the sm90a knowledge pack (ptxkit/*.cuh) and
 // <ptxbench/abi.h>, like examples/gemm/wgmma_tma_pack.cu (0.979x cuBLASLt on an H100), which it
-// extends. Status: compiled for sm_90a; NOT YET RUN ON A GPU.
+// extends. Status: see the first line.
 //
 // Design:
 //  - Tiles: 128x256x64 per CTA (two consumer warpgroups x wgmma m64n256k16, both operands from
