@@ -7,6 +7,10 @@
 #      evaluated 5 times in 5 separate `eval` processes: the spread must be at most 1 % of the median,
 #      the tolerance the measurement-path issue's scaling check allows a service verdict against a solo
 #      one (at e318497 one causal forward came out 1.16 % apart, each run steady within itself);
+#   P2-sets (diagnostic): the causal forward's five processes again with 12 rotating input sets instead
+#      of 3 — whether the between-process spread (the cuDNN reference's median moved 0.5–0.9 % from one
+#      process to the next on the H100, each process steady within itself) comes from where the few
+#      input buffers landed in memory;
 #   P3 cost: a cached `ptxbench eval` of the pipelined GEMM, per stage, with the binaries of this
 #      checkout and — when $PTXBENCH_BEFORE_BIN holds an older build (bench/stage_binaries.sh of the
 #      commit before) — with those, in the same run on the same GPU: exclusive GPU time ≤ 3 s and wall
@@ -18,13 +22,13 @@
 #      scaling run at ae97803 had two workers busy all the time at 13.8 evaluations per minute).
 # Results: bench/results/<gpu>/speed/ (p1_*.json, p3_*.json, p3_stage_times.json, p6/…, summary.txt),
 # $OUT/speed.tar.gz when OUT is set.
-#   bench/eval/speed.sh [p1-gemm] [p1-attention] [p1-gqa] [p2] [p3] [p6]   (default: all but p2; a subset writes
+#   bench/eval/speed.sh [p1-gemm] [p1-attention] [p1-gqa] [p2] [p2-sets] [p3] [p6]   (default: all but p2; a subset writes
 #   bench/results/<gpu>/speed-<parts>/, so rerunning one part keeps the full run's folder)
 set -uo pipefail
 PARTS=("$@")
 [ ${#PARTS[@]} -eq 0 ] && PARTS=(p1-gemm p1-attention p1-gqa p3 p6)
 for p in "${PARTS[@]}"; do
-  case "$p" in p1-gemm|p1-attention|p1-gqa|p2|p3|p6) ;; *) echo "usage: $0 [p1-gemm] [p1-attention] [p1-gqa] [p2] [p3] [p6]" >&2; exit 2 ;; esac
+  case "$p" in p1-gemm|p1-attention|p1-gqa|p2|p2-sets|p3|p6) ;; *) echo "usage: $0 [p1-gemm] [p1-attention] [p1-gqa] [p2] [p2-sets] [p3] [p6]" >&2; exit 2 ;; esac
 done
 selected() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 NAME=speed
@@ -78,15 +82,14 @@ if selected p1-gqa; then
   bench_check "P1 GQA paged decode: the cuDNN reference ran as a CUDA graph replay" $?
 fi
 
-if selected p2; then
-echo "== P2. five evaluations of one kernel in five processes"
-p2() {  # p2 NAME FILE TASK: the build cached by the first; then five separate processes
-  local i
+p2() {  # p2 NAME FILE TASK [EVAL OPTIONS...]: the build cached by the first; then five separate processes
+  local i name=$1 file=$2 task=$3
+  shift 3
   for i in 0 1 2 3 4 5; do
-    timeout 120 "$BIN/ptxbench" eval "$2" --task "$3" --no-sanitize --no-dynamic-check --out "$RESULTS/p2_$1_$i.json" \
-      > "$RESULTS/p2_$1_$i.txt" 2>&1
+    timeout 120 "$BIN/ptxbench" eval "$file" --task "$task" --no-sanitize --no-dynamic-check "$@" \
+      --out "$RESULTS/p2_${name}_$i.json" > "$RESULTS/p2_${name}_$i.txt" 2>&1
   done
-  python3 - "$RESULTS" "$1" <<'PY'
+  python3 - "$RESULTS" "$name" <<'PY'
 import json, os, statistics, sys
 r, name = sys.argv[1], sys.argv[2]
 rows = []
@@ -110,10 +113,17 @@ print(f"{name}: speedup spread {100 * spread:.2f}% of the median; candidate medi
 sys.exit(0 if spread <= 0.01 else 1)
 PY
 }
+if selected p2; then
+echo "== P2. five evaluations of one kernel in five processes"
 p2 attention_fwd_causal examples/attention/wgmma_fwd_causal.cu mha_with_lse_d128_causal
 bench_check "P2 causal attention forward, 5 processes: spread <= 1% of the median" $?
 p2 gemm_pipelined "$GEMM" gemm_n7168_k5120
 bench_check "P2 pipelined GEMM, 5 processes: spread <= 1% of the median" $?
+fi
+if selected p2-sets; then
+echo "== P2-sets. the causal forward in five processes with 12 rotating input sets"
+p2 attention_fwd_causal_sets12 examples/attention/wgmma_fwd_causal.cu mha_with_lse_d128_causal --input-sets 12
+bench_check "P2-sets causal attention forward, 12 input sets, 5 processes: spread <= 1% of the median" $?
 fi
 
 if selected p3; then
