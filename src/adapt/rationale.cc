@@ -170,37 +170,20 @@ rationale_prompt make_editor_prompt(const std::string& rationale, const editor_i
       "thinking before the kernel was written. Do not write the strings <my_reasoning> or </my_reasoning> anywhere. "
       "Answer with the edited reasoning alone: no preface, no closing remark, no fence around it.";
   std::string fixes;
-  if (issues.tags) fixes += "- Take out every <my_reasoning> and </my_reasoning> that appears in the text.
-";
+  if (issues.tags) fixes += "- Take out every <my_reasoning> and </my_reasoning> that appears in the text.\n";
   if (issues.over_budget)
-    fixes += "- Make it shorter, but only as much as the length range below requires.
-";
+    fixes += "- Make it shorter, but only as much as the length range below requires.\n";
   else if (issues.tags)
-    fixes += "- Change nothing else: do not condense or summarise it.
-";
+    fixes += "- Change nothing else: do not condense or summarise it.\n";
   p.user = fmt::format(
-      "Edit the reasoning below.
-
-What to fix:
-{}
-Length: it has {} characters now; the edited text should have "
-      "about {} to {} characters. Stay close to the upper bound and cut no more than needed.
-
-"
-      "Keep in mind:
-"
-      "- the diagnosis, the calculations, the CUDA constraints, the rejected alternatives and the final design stay;
-"
-      "- first person, moving forward, as thought before the kernel existed;
-"
-      "- no word about this edit, about length limits, about markers or about having been shortened;
-"
-      "- answer with the edited text only, without the two markers; they appear below only to delimit the input.
-
-"
-      "{}
-{}
-{}",
+      "Edit the reasoning below.\n\nWhat to fix:\n{}\nLength: it has {} characters now; the edited text should have "
+      "about {} to {} characters. Stay close to the upper bound and cut no more than needed.\n\n"
+      "Keep in mind:\n"
+      "- the diagnosis, the calculations, the CUDA constraints, the rejected alternatives and the final design stay;\n"
+      "- first person, moving forward, as thought before the kernel existed;\n"
+      "- no word about this edit, about length limits, about markers or about having been shortened;\n"
+      "- answer with the edited text only, without the two markers; they appear below only to delimit the input.\n\n"
+      "{}\n{}\n{}",
       fixes, utf8_length(rationale), min_chars, max_chars, k_rationale_open, rationale, k_rationale_close);
   return p;
 }
