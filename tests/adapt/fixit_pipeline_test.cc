@@ -6,7 +6,10 @@
 // pack, the repair prompt and the fixed kernel, at temperature 1.0 / top_p 0.95; a reply with a
 // forbidden marker and one too short, both asked again unchanged; kill -9 mid-run and resume) -> sft
 // export (upstream's answer layout with a cpp fence, every row validated, token counts with a small
-// tokenizer.json, rows over the limit dropped whole) -> train/'s reader takes the export as it is.
+// tokenizer.json, rows over the limit dropped whole with --no-editor, and sent once to the editor model
+// by default: kept when the edit passes, dropped when it still fails; tagged rationales kept by
+// `fixit reason` for the editor, or asked again with --no-editor; rows shuffled as Python's
+// random.Random(42), reproducibly, --shuffle-seed and --no-shuffle) -> train/'s reader takes the export.
 // Then bad input: one-line errors, non-zero exits, nothing half written.
 #include <algorithm>
 #include <map>
@@ -388,8 +391,9 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
 
   EXPECT_EQ(lm["editor"]["enabled"], false);
 
-  // ---- the editor (upstream's stage 01): the same over-budget row goes to the editor model once and
-  // comes back short enough; it is kept, edited
+  // ---- the editor (upstream's stage 01). These rows are too small for it: the limit leaves less than
+  // upstream's 1,024 tokens of headroom beside the prompt and kernel, so the over-budget row is
+  // dropped without a request, as upstream's stage 01 failed such a row.
   fake_llm_server editor;
   const std::string short_text = "I check the failing index first, then the bounds of the tile, and write the fix.";
   editor.set_default_reply("<think>private</think>" + short_text);
@@ -401,43 +405,32 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
                                     "--editor-model", "editor", "--models-file", models.string(), "--out",
                                     (m_dir / name).string()};
   };
-  auto ex3 = cli(editor_args(reasoning, std::to_string(longest - 1), "sft-edited"));
+  auto ex3 = cli(editor_args(reasoning, std::to_string(longest - 1), "sft-no-room"));
   ASSERT_TRUE(ex3.succeeded()) << ex3.err;
-  EXPECT_EQ(editor.requests(), over);
-  json edm = read_json(m_dir / "sft-edited" / "manifest.json");
-  EXPECT_EQ(edm["counts"]["out"], 4);
-  EXPECT_EQ(edm["editor"]["enabled"], true);
-  EXPECT_EQ(edm["editor"]["model"], "editor");
+  EXPECT_EQ(editor.requests(), 0);
+  json edm = read_json(m_dir / "sft-no-room" / "manifest.json");
+  EXPECT_EQ(edm["counts"]["out"], 4 - over);
+  EXPECT_EQ(edm["counts"]["dropped"]["editor_failed"], over);
   EXPECT_EQ(edm["editor"]["rows_needing_edit"], over);
-  EXPECT_EQ(edm["editor"]["edited"], over);
-  EXPECT_EQ(edm["editor"]["dropped"], 0);
-  EXPECT_EQ(edm["editor"]["issues"]["over_max_tokens"], over);
-  int edited_rows = 0;
-  for (const auto& row : read_jsonl(m_dir / "sft-edited" / "sft.jsonl")) {
-    EXPECT_LT(row["metadata"]["tokens"].get<int64_t>(), longest);
-    if (!row["metadata"].contains("editor")) continue;
-    ++edited_rows;
-    EXPECT_EQ(row["metadata"]["editor"]["issues"], json::array({"over_max_tokens"}));
-    EXPECT_EQ(row["messages"][4]["content"].get<std::string>().rfind("<think>\n" + short_text + "\n</think>\n", 0), 0u);
-  }
-  EXPECT_EQ(edited_rows, over);
-  for (const auto& body : editor.request_bodies()) {
-    EXPECT_EQ(body["temperature"], 1.0);  // the teacher's sampling
-    EXPECT_EQ(body["top_p"], 0.95);
-    EXPECT_NE(body["messages"][1]["content"].get<std::string>().find("Make it shorter"), std::string::npos);
-  }
+  EXPECT_EQ(edm["editor"]["edited"], 0);
+  EXPECT_EQ(edm["editor"]["dropped"], over);
 
-  // Tagged rationales: kept by `fixit reason` for the editor (Fixit's default), edited once each; one
-  // edit that still holds a tag drops its row. --no-editor: asked again instead, and dropped at export.
+  // Tagged rationales kept by `fixit reason` for the editor (Fixit's default) and two rationales long
+  // enough to be over a limit that leaves room: each sent to the editor once; an edit that still
+  // holds a tag drops its row, the others are kept, edited.
   fake_llm_server tagged_reasoner;
   auto tagged = [](const std::string& word) {
     std::string r = rationale(3);
     r.insert(r.find('\n') + 1, word + " <my_reasoning> left inside.\n");
     return r;
   };
-  tagged_reasoner.add_rule("tag-c", {tagged("WORD-C"), rationale(4)});
-  tagged_reasoner.add_rule("tag-n", {tagged("WORD-N"), rationale(4)});
-  tagged_reasoner.set_default_reply(rationale(4));
+  std::string long_text = "<my_reasoning>\nI tabulate the offsets I checked:";
+  for (int i = 0; i < 3000; ++i) long_text += " r" + std::to_string(i * 7919 % 100003);  // hardly compressible
+  long_text += "\n</my_reasoning>";
+  // The first row of each kind tagged, the second long.
+  tagged_reasoner.add_rule("tag-c", {tagged("WORD-C"), long_text});
+  tagged_reasoner.add_rule("tag-n", {tagged("WORD-N"), long_text});
+  tagged_reasoner.set_default_reply(long_text);
   const fs::path reasoning_tagged = m_dir / "reasoning-tagged";
   auto rt = cli(reason_args(tagged_reasoner, pairs, reasoning_tagged));
   ASSERT_TRUE(rt.succeeded()) << rt.err;
@@ -446,36 +439,47 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
   fake_llm_server editor2;
   editor2.add_rule("WORD-C", {short_text});
   editor2.add_rule("WORD-N", {"WORD-N2 still <my_reasoning> here"});
+  editor2.set_default_reply(short_text);
   ASSERT_TRUE(write_file_atomic(models, models_file({{"editor", editor2.base_url()}}).dump()));
-  auto ex4 = cli(editor_args(reasoning_tagged, "1000000", "sft-tagged"));
+  const std::string roomy = std::to_string(longest + 1500);
+  auto ex4 = cli(editor_args(reasoning_tagged, roomy, "sft-tagged"));
   ASSERT_TRUE(ex4.succeeded()) << ex4.err;
-  EXPECT_EQ(editor2.requests(), 2);  // once each
+  EXPECT_EQ(editor2.requests(), 4);  // once each
+  int asked_tags = 0, asked_shorter = 0;
   for (const auto& body : editor2.request_bodies()) {
+    EXPECT_EQ(body["temperature"], 1.0);  // the teacher's sampling
+    EXPECT_EQ(body["top_p"], 0.95);
     std::string u = body["messages"][1]["content"];
-    EXPECT_NE(u.find("Take out every <my_reasoning>"), std::string::npos);
-    EXPECT_EQ(u.find("Make it shorter"), std::string::npos);
+    asked_tags += u.find("Take out every <my_reasoning>") != std::string::npos;
+    asked_shorter += u.find("Make it shorter") != std::string::npos;
   }
+  EXPECT_EQ(asked_tags, 2);
+  EXPECT_EQ(asked_shorter, 2);
   json tm = read_json(m_dir / "sft-tagged" / "manifest.json");
   EXPECT_EQ(tm["counts"]["out"], 3);
   EXPECT_EQ(tm["counts"]["dropped"]["editor_failed"], 1);
-  EXPECT_EQ(tm["editor"]["rows_needing_edit"], 2);
-  EXPECT_EQ(tm["editor"]["edited"], 1);
+  EXPECT_EQ(tm["editor"]["enabled"], true);
+  EXPECT_EQ(tm["editor"]["model"], "editor");
+  EXPECT_EQ(tm["editor"]["rows_needing_edit"], 4);
+  EXPECT_EQ(tm["editor"]["edited"], 3);
   EXPECT_EQ(tm["editor"]["dropped"], 1);
   EXPECT_EQ(tm["editor"]["issues"]["reasoning_tags"], 2);
-  int tagged_edited = 0;
+  EXPECT_EQ(tm["editor"]["issues"]["over_max_tokens"], 2);
+  std::map<std::string, int> edited_for;
   for (const auto& row : read_jsonl(m_dir / "sft-tagged" / "sft.jsonl")) {
     EXPECT_EQ(row["messages"][4]["content"].get<std::string>().find("my_reasoning>"), std::string::npos);
-    if (row["metadata"].contains("editor")) {
-      ++tagged_edited;
-      EXPECT_EQ(row["metadata"]["editor"]["issues"], json::array({"reasoning_tags"}));
-    }
+    EXPECT_LE(row["metadata"]["tokens"].get<int64_t>(), longest + 1500);
+    ASSERT_TRUE(row["metadata"].contains("editor")) << row["id"];
+    edited_for[row["metadata"]["editor"]["issues"].dump()] += 1;
+    EXPECT_EQ(row["messages"][4]["content"].get<std::string>().rfind("<think>\n" + short_text + "\n</think>\n", 0), 0u);
   }
-  EXPECT_EQ(tagged_edited, 1);
+  EXPECT_EQ(edited_for["[\"reasoning_tags\"]"], 1);
+  EXPECT_EQ(edited_for["[\"over_max_tokens\"]"], 2);
   auto ex5 = cli({"sft", "export", reasoning_tagged.string(), "--format", "fixit", "--tokenizer", tokenizer.string(),
                   "--chat-template", "chatml", "--max-tokens", "1000000", "--no-editor", "--out",
                   (m_dir / "sft-tagged-no-editor").string()});
   ASSERT_TRUE(ex5.succeeded()) << ex5.err;
-  EXPECT_EQ(editor2.requests(), 2);
+  EXPECT_EQ(editor2.requests(), 4);
   json nm = read_json(m_dir / "sft-tagged-no-editor" / "manifest.json");
   EXPECT_EQ(nm["counts"]["dropped"]["reasoning_tags_in_rationale"], 2);
   EXPECT_EQ(nm["counts"]["out"], 2);
