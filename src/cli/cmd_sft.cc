@@ -363,16 +363,18 @@ void add_sft_command(CLI::App& app, context& ctx) {
   ex->add_flag("--no-normalize-with-chat-template", ea->no_normalize,
                "keep the messages as built instead of writing each as the chat template renders it (upstream's "
                "default normalisation: Qwen3 drops the reasoning of earlier assistant turns)");
-  ex->add_option("--shuffle-seed", ea->shuffle_seed,
-                 "shuffle the rows (sorted by id) as Python's random.Random(N).shuffle does; upstream's seed 42")
-      ->check(whole_number(0, INT64_MAX))
-      ->capture_default_str();
-  ex->add_flag("--no-shuffle", ea->no_shuffle, "write the rows in id order");
-  ex->add_flag("--no-editor", ea->no_editor,
+  auto* seed = ex->add_option("--shuffle-seed", ea->shuffle_seed,
+                               "shuffle the rows (sorted by id) as Python's random.Random(N).shuffle does; upstream's "
+                               "seed 42")
+                    ->check(whole_number(0, INT64_MAX))
+                    ->capture_default_str();
+  ex->add_flag("--no-shuffle", ea->no_shuffle, "write the rows in id order")->excludes(seed);
+  auto* no_editor = ex->add_flag("--no-editor", ea->no_editor,
                "drop rows whose rationale holds the reasoning tags or whose rendering is over --max-tokens, instead "
                "of sending them once to the editor model (upstream's Fixit stage 01; KernelGen never edits)");
   ex->add_option("--editor-model", ea->editor_model,
-                 "the editor model (default: the reasoning teacher named in the first reasoning directory)");
+                 "the editor model (default: the reasoning teacher named in the first reasoning directory)")
+      ->excludes(no_editor);
   ex->add_option("--models-file", ea->models_file, "models file for the editor (default: <root>/configs/models.json)");
   ex->add_flag("--stream", ea->stream, "stream the editor's replies");
   ex->callback([&ctx, ea, ex]() { ctx.exit = export_command(*ea, ctx, command_line(*ex, {"ptxbench", "sft", "export"})); });
