@@ -19,7 +19,8 @@ ordered_json to_json(const rationale_rules& r) {
           {"no_code", r.no_code},
           {"max_quoted_lines", r.max_quoted_lines >= 0 ? ordered_json(r.max_quoted_lines) : ordered_json(nullptr)},
           {"name_problems", r.name_problems},
-          {"max_attempts", r.max_attempts}};
+          {"max_attempts", r.max_attempts},
+          {"tags_left_to_editor", r.tags_left_to_editor}};
 }
 
 ordered_json to_json(const teacher_sampling& s) {
@@ -134,24 +135,72 @@ rationale_prompt make_rationale_prompt(const reason_item& item, const rationale_
 
 std::string problem_kind(const std::string& problem) { return problem.substr(0, problem.find(':')); }
 
-rationale_check check_rationale(const std::string& reply, const reason_item& item, const rationale_rules& rules) {
-  rationale_check c;
-  // Upstream's reading: every <think>…</think> removed, the rest trimmed.
+namespace {
+
+// Upstream's reading: every <think>…</think> removed, the rest trimmed; the first block, if any.
+std::string read_reply(const std::string& reply, bool* had_block) {
   std::string cleaned(trim(agent::strip_think(reply)));
-  std::string text = cleaned;
   auto open = cleaned.find(k_rationale_open);
   auto close = open == std::string::npos ? std::string::npos
                                          : cleaned.find(k_rationale_close, open + std::string(k_rationale_open).size());
-  if (open != std::string::npos && close != std::string::npos) {
-    std::size_t begin = open + std::string(k_rationale_open).size();
-    text = std::string(trim(std::string_view(cleaned).substr(begin, close - begin)));
-  } else if (rules.require_block) {
+  *had_block = open != std::string::npos && close != std::string::npos;
+  if (!*had_block) return cleaned;
+  std::size_t begin = open + std::string(k_rationale_open).size();
+  return std::string(trim(std::string_view(cleaned).substr(begin, close - begin)));
+}
+
+}  // namespace
+
+bool has_reasoning_tags(const std::string& text) {
+  return text.find(k_rationale_open) != std::string::npos || text.find(k_rationale_close) != std::string::npos;
+}
+
+std::string read_editor_reply(const std::string& reply) {
+  bool had_block = false;
+  return read_reply(reply, &had_block);
+}
+
+rationale_prompt make_editor_prompt(const std::string& rationale, const editor_issues& issues, std::size_t min_chars,
+                                    std::size_t max_chars) {
+  rationale_prompt p;
+  p.system =
+      "You edit the reasoning an expert wrote before a CUDA kernel; the edited text becomes training data. Keep its "
+      "technical content: the diagnosis, the causes, the numbers and calculations, the constraints, the options "
+      "weighed and the plan it settles on. The result must read on its own as the expert's own first-person "
+      "thinking before the kernel was written. Do not write the strings <my_reasoning> or </my_reasoning> anywhere. "
+      "Answer with the edited reasoning alone: no preface, no closing remark, no fence around it.";
+  std::string fixes;
+  if (issues.tags) fixes += "- Take out every <my_reasoning> and </my_reasoning> that appears in the text.\n";
+  if (issues.over_budget)
+    fixes += "- Make it shorter, but only as much as the length range below requires.\n";
+  else if (issues.tags)
+    fixes += "- Change nothing else: do not condense or summarise it.\n";
+  p.user = fmt::format(
+      "Edit the reasoning below.\n\nWhat to fix:\n{}\nLength: it has {} characters now; the edited text should have "
+      "about {} to {} characters. Stay close to the upper bound and cut no more than needed.\n\n"
+      "Keep in mind:\n"
+      "- the diagnosis, the calculations, the CUDA constraints, the rejected alternatives and the final design stay;\n"
+      "- first person, moving forward, as thought before the kernel existed;\n"
+      "- no word about this edit, about length limits, about markers or about having been shortened;\n"
+      "- answer with the edited text only, without the two markers; they appear below only to delimit the input.\n\n"
+      "{}\n{}\n{}",
+      fixes, utf8_length(rationale), min_chars, max_chars, k_rationale_open, rationale, k_rationale_close);
+  return p;
+}
+
+rationale_check check_rationale(const std::string& reply, const reason_item& item, const rationale_rules& rules) {
+  rationale_check c;
+  bool had_block = false;
+  std::string text = read_reply(reply, &had_block);
+  if (!had_block && rules.require_block) {
     c.problems.push_back(fmt::format("missing_block: no {}…{} block in the reply", k_rationale_open, k_rationale_close));
     return c;
   }
   c.chars = utf8_length(text);
-  for (const auto& marker : rules.forbidden)
+  for (const auto& marker : rules.forbidden) {
+    if (rules.tags_left_to_editor && (marker == k_rationale_open || marker == k_rationale_close)) continue;
     if (text.find(marker) != std::string::npos) c.problems.push_back(fmt::format("forbidden_marker: contains '{}'", marker));
+  }
   if (c.chars < rules.min_chars)
     c.problems.push_back(fmt::format("too_short: {} characters, at least {}", c.chars, rules.min_chars));
   if (c.chars > rules.max_chars)

@@ -41,6 +41,10 @@ struct rationale_rules {
   int max_quoted_lines = -1;        ///< option: at most N distinctive lines of the answer verbatim; < 0: off
   bool name_problems = false;       ///< option: a retry tells the teacher what was wrong
   int max_attempts = 20;            ///< replies asked for per row, retries included (upstream: 20 passes)
+  /// The editor (upstream's stage 01, `sft export`) cleans a rationale that still holds the reasoning
+  /// tags: when set, <my_reasoning>/</my_reasoning> inside the text are left to it instead of asking
+  /// again (Fixit's default, as upstream's synthesis accepted such text; `--no-editor` clears it).
+  bool tags_left_to_editor = false;
 };
 
 ordered_json to_json(const rationale_rules& r);
@@ -81,6 +85,22 @@ struct rationale_check {
 
 /// Takes the rationale out of a reply and applies the rules.
 rationale_check check_rationale(const std::string& reply, const reason_item& item, const rationale_rules& rules);
+
+/// The editor (upstream's stage 01: resynthesize_filtered_reasonings_openrouter.py): one request per
+/// rationale that still holds the reasoning tags or whose row is over the token budget, asking for the
+/// same reasoning without the tags and, when over the budget, shortened to [min_chars, max_chars]
+/// (otherwise kept at [min_chars, max_chars] = [0.95 × its length, its length]). In our own words.
+struct editor_issues {
+  bool tags = false;         ///< the text contains <my_reasoning> or </my_reasoning>
+  bool over_budget = false;  ///< the exported row is longer than the token limit
+};
+rationale_prompt make_editor_prompt(const std::string& rationale, const editor_issues& issues, std::size_t min_chars,
+                                    std::size_t max_chars);
+/// The editor's reply read as the teacher's is (<think> blocks dropped, the first <my_reasoning> block,
+/// else the whole reply), trimmed.
+std::string read_editor_reply(const std::string& reply);
+/// True when the text holds either reasoning tag.
+bool has_reasoning_tags(const std::string& text);
 
 /// The problem's kind: the text before ':' ("too_short", "forbidden_marker", ...).
 std::string problem_kind(const std::string& problem);

@@ -160,6 +160,8 @@ result<recipe> load_recipe(const fs::path& dir, const std::string& name) {
   rs.flag("no_code", r.rules.no_code);
   if (auto v = get_int(reason, "max_quoted_lines", "reason", errs, false)) r.rules.max_quoted_lines = static_cast<int>(*v);
   rs.flag("name_problems", r.rules.name_problems);
+  // Fixit rows go through the editor at export (upstream's stage 01), which removes leftover tags.
+  r.rules.tags_left_to_editor = r.row_format == "fixit";
   const auto& exp = section("export");
   reject_unknown_keys(exp, {"max_tokens", "chat_template", "kernel_fence", "normalize_with_chat_template"}, "export", errs);
   section_reader ex{exp, "export", errs};

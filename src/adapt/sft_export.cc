@@ -1,6 +1,7 @@
 #include "adapt/sft_export.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -12,6 +13,7 @@
 #include "adapt/staged_dir.h"
 #include "adapt/stratified_cap.h"
 #include "adapt/token_counter.h"
+#include "core/sha256.h"
 #include "core/text.h"
 #include "suite/trace.h"
 
@@ -22,8 +24,89 @@ namespace {
 
 struct draft {
   std::string id, task, error_type;
-  std::vector<prompts::chat_turn> messages;
+  std::vector<prompts::chat_turn> messages;  ///< the last one without the <think> block
+  std::string rationale;
+  int attempts = 0;
   ordered_json metadata;
+};
+
+// The messages with the rationale in the last one.
+std::vector<prompts::chat_turn> composed(const draft& d, const std::string& rationale) {
+  auto m = d.messages;
+  m.back().content = "<think>\n" + std::string(trim(rationale)) + "\n</think>\n" + m.back().content;
+  return m;
+}
+
+std::string without_tags(std::string s) {
+  for (std::string tag : {k_rationale_open, k_rationale_close})
+    for (auto at = s.find(tag); at != std::string::npos; at = s.find(tag, at)) s.erase(at, tag.size());
+  return std::string(trim(s));
+}
+
+// CPython's Mersenne Twister (Modules/_randommodule.c), enough for Random(seed).shuffle.
+class cpython_mt {
+ public:
+  explicit cpython_mt(uint64_t seed) {
+    std::vector<uint32_t> key{static_cast<uint32_t>(seed)};
+    if (seed >> 32) key.push_back(static_cast<uint32_t>(seed >> 32));
+    init_genrand(19650218u);
+    std::size_t i = 1, j = 0, k = std::max<std::size_t>(624, key.size());
+    for (; k; --k) {
+      m_mt[i] = (m_mt[i] ^ ((m_mt[i - 1] ^ (m_mt[i - 1] >> 30)) * 1664525u)) + key[j] + static_cast<uint32_t>(j);
+      ++i, ++j;
+      if (i >= 624) { m_mt[0] = m_mt[623]; i = 1; }
+      if (j >= key.size()) j = 0;
+    }
+    for (k = 623; k; --k) {
+      m_mt[i] = (m_mt[i] ^ ((m_mt[i - 1] ^ (m_mt[i - 1] >> 30)) * 1566083941u)) - static_cast<uint32_t>(i);
+      ++i;
+      if (i >= 624) { m_mt[0] = m_mt[623]; i = 1; }
+    }
+    m_mt[0] = 0x80000000u;
+  }
+  uint32_t next() {
+    static constexpr uint32_t mag01[2] = {0u, 0x9908b0dfu};
+    if (m_i >= 624) {
+      int kk = 0;
+      uint32_t y;
+      for (; kk < 624 - 397; ++kk) {
+        y = (m_mt[kk] & 0x80000000u) | (m_mt[kk + 1] & 0x7fffffffu);
+        m_mt[kk] = m_mt[kk + 397] ^ (y >> 1) ^ mag01[y & 1u];
+      }
+      for (; kk < 623; ++kk) {
+        y = (m_mt[kk] & 0x80000000u) | (m_mt[kk + 1] & 0x7fffffffu);
+        m_mt[kk] = m_mt[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 1u];
+      }
+      y = (m_mt[623] & 0x80000000u) | (m_mt[0] & 0x7fffffffu);
+      m_mt[623] = m_mt[396] ^ (y >> 1) ^ mag01[y & 1u];
+      m_i = 0;
+    }
+    uint32_t y = m_mt[m_i++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= (y >> 18);
+    return y;
+  }
+  // random._randbelow_with_getrandbits for 1 <= n < 2^32.
+  std::size_t below(std::size_t n) {
+    int k = 0;
+    while ((n >> k) != 0) ++k;
+    for (;;) {
+      std::size_t r = next() >> (32 - k);
+      if (r < n) return r;
+    }
+  }
+
+ private:
+  void init_genrand(uint32_t s) {
+    m_mt[0] = s;
+    for (std::size_t i = 1; i < 624; ++i)
+      m_mt[i] = 1812433253u * (m_mt[i - 1] ^ (m_mt[i - 1] >> 30)) + static_cast<uint32_t>(i);
+    m_i = 624;
+  }
+  uint32_t m_mt[624];
+  std::size_t m_i = 624;
 };
 
 // Upstream's final Fixit answer: the kernel stripped, in a fence of its own line.
@@ -54,6 +137,14 @@ ordered_json stats(std::vector<std::size_t> v) {
 }
 
 }  // namespace
+
+std::vector<std::size_t> python_shuffle_permutation(std::size_t n, uint64_t seed) {
+  std::vector<std::size_t> p(n);
+  for (std::size_t i = 0; i < n; ++i) p[i] = i;
+  cpython_mt mt(seed);
+  for (std::size_t i = n; i-- > 1;) std::swap(p[i], p[mt.below(i + 1)]);
+  return p;
+}
 
 std::string validate_sft_row(const ordered_json& row, const std::string& format) {
   if (!row.is_object()) return "not an object";
@@ -128,8 +219,8 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
       d.metadata["reasoner"] = set->teacher;
       d.metadata["rationale_attempts"] = it->second.attempts;
       d.metadata["reasoning_dir"] = set->dir;
-      std::string& last = d.messages.back().content;
-      last = "<think>\n" + std::string(trim(it->second.rationale)) + "\n</think>\n" + last;
+      d.rationale = it->second.rationale;
+      d.attempts = it->second.attempts;
       drafts.push_back(std::move(d));
     };
     if (o.format == "fixit") {
@@ -184,26 +275,102 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
   }
   int rows_in = 0;
   for (const auto& [k, v] : per_definition) rows_in += v.in;
-  // Measure, filter, validate.
-  std::vector<std::pair<std::string, std::string>> lines;  // (order key, json line)
+  // Measure, edit, filter, validate.
+  const bool editing = o.editor.value_or(o.format == "fixit");
+  int edit_needed = 0, edited = 0, edit_dropped = 0, edit_tags = 0, edit_over = 0;
+  auto count_with = [&](const draft& d, const std::string& rationale) -> result<std::size_t> {
+    auto m = composed(d, rationale);
+    if (o.normalize) m = prompts::template_contents(counter->template_kind(), m);
+    return counter->count(m);
+  };
+  std::vector<std::pair<std::string, std::string>> lines;  // (id, json line)
   std::vector<std::size_t> tokens_kept, tokens_all, chars_kept;
   for (auto& d : drafts) {
     std::string reserved;
-    for (const auto& m : d.messages)
+    for (const auto& m : composed(d, d.rationale))
       for (const auto& r : counter->reserved())
         if (reserved.empty() && m.content.find(r) != std::string::npos) reserved = r;
     if (!reserved.empty()) {
       dropped["reserved_marker_in_text"] += 1;
       continue;
     }
-    if (o.normalize) d.messages = prompts::template_contents(counter->template_kind(), d.messages);
-    auto n = counter->count(d.messages);
+    // Upstream measured the row with the tags taken out (the editor removes them anyway).
+    bool tags = has_reasoning_tags(d.rationale);
+    std::string measured = without_tags(d.rationale);
+    if (measured.empty()) measured = "I will repair the kernel.";
+    auto n = count_with(d, tags ? measured : d.rationale);
     if (!n) return n.err().with_context(fmt::format("row {}", d.id));
-    tokens_all.push_back(*n);
-    if (*n > o.max_tokens) {
-      dropped["over_max_tokens"] += 1;
+    bool over = *n > o.max_tokens;
+    if ((tags || over) && !editing) {
+      tokens_all.push_back(*n);
+      dropped[tags ? "reasoning_tags_in_rationale" : "over_max_tokens"] += 1;
       continue;
     }
+    if (tags || over) {
+      ++edit_needed;
+      if (tags) ++edit_tags;
+      if (over) ++edit_over;
+      auto fixed = count_with(d, "x");
+      if (!fixed) return fixed.err().with_context(fmt::format("row {}", d.id));
+      std::size_t reasoning_tokens = std::max<std::size_t>(1, *n > *fixed ? *n - *fixed : 0);
+      std::size_t len = utf8_length(d.rationale);
+      std::size_t max_chars = len;
+      bool room = true;
+      if (over) {
+        std::size_t used = *fixed + k_editor_safety_tokens;
+        room = o.max_tokens > used;
+        std::size_t available = room ? o.max_tokens - used : 0;
+        double per_token = static_cast<double>(len) / static_cast<double>(reasoning_tokens);
+        std::size_t max_tok = std::min(reasoning_tokens, available);
+        max_chars = std::max<std::size_t>(1, std::min(len, static_cast<std::size_t>(static_cast<double>(max_tok) * per_token)));
+      }
+      std::size_t min_chars = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(static_cast<double>(max_chars) * k_editor_min_ratio)));
+      ordered_json record = {{"issues", ordered_json::array()}, {"model", o.editor_model}, {"chars_before", len},
+                             {"tokens_before", *n}, {"asked_chars", {min_chars, max_chars}}};
+      if (tags) record["issues"].push_back("reasoning_tags");
+      if (over) record["issues"].push_back("over_max_tokens");
+      std::string problem;
+      std::string candidate;
+      if (!room) {
+        problem = "the prompt and kernel alone leave no room under the token limit";
+      } else {
+        if (!o.edit)
+          return make_error(fmt::format("row {} needs the editor ({}) but no editor model is set; name one "
+                                        "(--editor-model) or pass --no-editor to drop such rows",
+                                        d.id, record["issues"].dump()));
+        auto prompt = make_editor_prompt(d.rationale, {tags, over}, min_chars, max_chars);
+        auto reply = o.edit({d.id, prompt.system, prompt.user, d.attempts});
+        if (!reply) return reply.err().with_context(fmt::format("the editor on row {}", d.id));
+        candidate = read_editor_reply(*reply);
+        record["reply_sha256"] = sha256_hex(*reply);
+        if (candidate.empty()) problem = "an empty reply";
+        for (std::string m : {std::string(k_rationale_open), std::string(k_rationale_close), std::string("<think>"),
+                              std::string("</think>")})
+          if (problem.empty() && candidate.find(m) != std::string::npos) problem = "still contains " + m;
+        for (const auto& r : counter->reserved())
+          if (problem.empty() && candidate.find(r) != std::string::npos) problem = "contains " + r;
+        if (problem.empty()) {
+          auto after = count_with(d, candidate);
+          if (!after) return after.err().with_context(fmt::format("row {}", d.id));
+          record["tokens_after"] = *after;
+          if (*after > o.max_tokens) problem = fmt::format("still {} tokens, limit {}", *after, o.max_tokens);
+          else n = *after;
+        }
+      }
+      if (!problem.empty()) {
+        tokens_all.push_back(*n);
+        ++edit_dropped;
+        dropped["editor_failed"] += 1;
+        continue;
+      }
+      ++edited;
+      record["chars_after"] = utf8_length(candidate);
+      d.rationale = candidate;
+      d.metadata["editor"] = record;
+    }
+    tokens_all.push_back(*n);
+    d.messages = composed(d, d.rationale);
+    if (o.normalize) d.messages = prompts::template_contents(counter->template_kind(), d.messages);
     ordered_json messages = ordered_json::array();
     std::size_t chars = 0;
     ordered_json per_message_chars = ordered_json::array();
@@ -223,8 +390,7 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
     if (!d.error_type.empty()) per_type[d.error_type].out += 1;
     tokens_kept.push_back(*n);
     chars_kept.push_back(chars);
-    std::string key = o.shuffle_seed ? seeded_key(*o.shuffle_seed, d.id) : d.id;
-    lines.emplace_back(key, row.dump());
+    lines.emplace_back(d.id, row.dump());
   }
   if (lines.empty()) {
     std::string why;
@@ -233,7 +399,11 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
   }
   std::sort(lines.begin(), lines.end());
   std::string text;
-  for (const auto& [k, l] : lines) text += l + "\n";
+  if (o.shuffle_seed) {
+    for (auto i : python_shuffle_permutation(lines.size(), *o.shuffle_seed)) text += lines[i].second + "\n";
+  } else {
+    for (const auto& [k, l] : lines) text += l + "\n";
+  }
   if (auto w = staged->write("sft.jsonl", text); !w) return w.err();
   auto tallies = [](const std::map<std::string, tally>& m) {
     ordered_json j = ordered_json::object();
@@ -259,7 +429,13 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
       {"length_unit", "characters are Unicode code points"},
       {"inputs", inputs},
       {"token_count", tc},
-      {"order", o.shuffle_seed ? ordered_json({{"shuffle_seed", *o.shuffle_seed}}) : ordered_json("by id")},
+      {"order", o.shuffle_seed ? ordered_json({{"sorted_by", "id"}, {"shuffle", "python random.Random(seed).shuffle"},
+                                               {"shuffle_seed", *o.shuffle_seed}})
+                               : ordered_json("by id")},
+      {"editor", {{"enabled", editing}, {"model", editing ? ordered_json(o.editor_model) : ordered_json(nullptr)},
+                  {"rows_needing_edit", edit_needed}, {"edited", edited}, {"dropped", edit_dropped},
+                  {"issues", {{"reasoning_tags", edit_tags}, {"over_max_tokens", edit_over}}},
+                  {"safety_tokens", k_editor_safety_tokens}, {"min_target_ratio", k_editor_min_ratio}}},
       {"counts", {{"in", rows_in}, {"out", lines.size()}, {"dropped", d},
                   {"per_definition", tallies(per_definition)}, {"per_error_type", tallies(per_type)}}},
       {"length_stats", {{"tokens_exported", stats(tokens_kept)}, {"tokens_measured", stats(tokens_all)},

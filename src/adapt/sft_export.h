@@ -19,8 +19,17 @@
 // a reserved marker of the template or tokenizer. Lengths in characters are Unicode code points. The
 // manifest counts rows in and out per reason, per task and per error type, with hashes, the recipe
 // and length statistics.
+//
+// The editor (upstream's Fixit stage 01, resynthesize_filtered_reasonings_openrouter.py; on by default
+// for Fixit, which alone had it): a row whose rationale still holds <my_reasoning>/</my_reasoning> or
+// whose rendering is over max_tokens is sent once to the editor model (rationale.h,
+// make_editor_prompt); the edited rationale replaces it when it is free of the tags and markers and the
+// row fits, else the row is dropped ("editor_failed"). Without the editor such rows are dropped as
+// upstream's builder dropped them. Order: rows sorted by id, then shuffled as Python's
+// random.Random(seed).shuffle does (seed 42, upstream's), or left by id.
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +42,21 @@ namespace ptxbench::adapt {
 inline constexpr const char* k_sft_export_format = "ptxbench.sft-export/1";
 inline constexpr std::size_t k_default_max_tokens = 65536;
 
+inline constexpr std::size_t k_editor_safety_tokens = 1024;  ///< upstream's headroom under the limit
+inline constexpr double k_editor_min_ratio = 0.95;            ///< upstream's lower bound of the asked length
+
+/// One editor request: the system and user messages, and the replay turn (the row's synthesis attempts,
+/// so a replay teacher answers with the reply after the accepted one).
+struct editor_call {
+  std::string row_id, system, user;
+  int turn = 0;
+};
+
+/// The permutation Python's random.Random(seed).shuffle applies to a list of n items (CPython's
+/// MT19937 seeded by init_by_array with the seed's 32-bit words, Fisher-Yates from the end with
+/// _randbelow by getrandbits): item i of the result is the input's perm[i].
+std::vector<std::size_t> python_shuffle_permutation(std::size_t n, uint64_t seed);
+
 struct export_options {
   std::string format;                               ///< "fixit" or "kernelgen"
   std::vector<std::filesystem::path> reasoning_dirs;
@@ -40,7 +64,10 @@ struct export_options {
   std::string chat_template = "auto";
   std::vector<std::filesystem::path> cl100k_candidates;
   std::size_t max_tokens = k_default_max_tokens;
-  std::optional<uint64_t> shuffle_seed;             ///< nullopt: rows sorted by id
+  std::optional<uint64_t> shuffle_seed = 42;        ///< nullopt: rows sorted by id; else Python's shuffle of that
+  std::optional<bool> editor;                       ///< nullopt: on for fixit (upstream's stage 01), off for kernelgen
+  std::string editor_model;                         ///< recorded in the manifest
+  std::function<result<std::string>(const editor_call&)> edit;  ///< the editor's reply; needed when a row needs an edit
   std::string kernel_fence = "cpp";                 ///< the repaired kernel's fence in Fixit rows
   bool normalize = true;                            ///< chat-template normalisation (upstream's default)
   ordered_json recipe;                              ///< the recipe that made it, or null

@@ -72,6 +72,9 @@ void add_reason_subcommand(CLI::App& parent, context& ctx, const std::string& co
   // Upstream's bounds: the Fixit downstream accepted 2,000-190,000 characters, the KernelGen synthesis
   // config 200-190,000.
   if (command == "kernelgen") a->rules.min_chars = 200;
+  // Fixit: a rationale that still holds the reasoning tags is kept for the editor of `sft export`
+  // (upstream's stage 01); KernelGen had no editor, so such a reply is asked for again.
+  a->rules.tags_left_to_editor = command == "fixit";
   auto* cmd = parent.add_subcommand("reason", "a first-person rationale per row from a reasoning teacher (resumable)");
   cmd->add_option("source", a->source, source_help)->required();
   cmd->add_option("--out", a->out, "output directory; re-run the same command to resume")->required();
@@ -103,6 +106,11 @@ void add_reason_subcommand(CLI::App& parent, context& ctx, const std::string& co
       ->default_str("off");
   cmd->add_flag("--name-problems", a->rules.name_problems,
                 "tell the teacher on a retry what was wrong with its last reply (upstream asked again unchanged)");
+  if (command == "fixit")
+    cmd->add_flag_callback(
+        "--no-editor", [a]() { a->rules.tags_left_to_editor = false; },
+        "ask again for a rationale that still holds <my_reasoning>/</my_reasoning> instead of keeping it for the "
+        "editor of `sft export` (upstream's stage 01)");
   cmd->add_option("--forbid", a->forbid, "more strings a rationale must not contain (comma-separated)");
   cmd->add_option("--parallel", a->parallel, "rows at once")->check(whole_number(1, 1024));
   cmd->add_flag("-q,--quiet", a->quiet, "no progress output");

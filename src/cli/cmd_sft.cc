@@ -37,8 +37,49 @@ struct export_args {
   std::string format, out, kernel_fence = "cpp";
   bool no_normalize = false;
   std::size_t max_tokens = adapt::k_default_max_tokens;
-  int64_t shuffle_seed = -1;
+  int64_t shuffle_seed = 42;
+  bool no_shuffle = false, no_editor = false, stream = false;
+  std::string editor_model, models_file;
 };
+
+// The editor's client, made on its first request (most exports need none): the model's provider with
+// the teacher's sampling (upstream's stage 01 sent the synthesis config's temperature and top_p).
+std::function<result<std::string>(const adapt::editor_call&)> lazy_editor(const std::string& model,
+                                                                          const std::string& models_file, bool stream,
+                                                                          const adapt::teacher_sampling& sampling,
+                                                                          const context& ctx) {
+  struct client {
+    std::optional<resolved_model> resolved;
+    std::unique_ptr<agent::provider> llm;
+  };
+  auto c = std::make_shared<client>();
+  return [c, model, models_file, stream, sampling, &ctx](const adapt::editor_call& call) -> result<std::string> {
+    if (!c->llm) {
+      auto resolved = resolve_model_choice({model, models_file, "", stream}, ctx);
+      if (!resolved) return resolved.err().with_context("the editor model");
+      adapt::apply_teacher_sampling(resolved->spec, sampling);
+      agent::provider_options popts;
+      popts.cancel = install_interrupt_handler();
+      auto llm = agent::make_provider(resolved->spec, resolved->key, popts);
+      if (!llm) return llm.err();
+      c->resolved = std::move(*resolved);
+      c->llm = std::move(*llm);
+    }
+    agent::completion_request req;
+    req.messages = {{"system", call.system, ""}, {"user", call.user, ""}};
+    req.turn = call.turn;
+    agent::call_result r = c->llm->complete(req);
+    if (!r.ok()) return make_error(fmt::format("{}: {}", model, r.failure.message));
+    return r.reply->content;
+  };
+}
+
+// The reasoning teacher named in a reasoning directory's manifest (upstream's editor was the
+// synthesis model), or "".
+std::string reasoning_teacher(const fs::path& dir) {
+  auto m = adapt::read_manifest(dir, adapt::k_reasoning_format, "reasoning");
+  return m ? m->value("model", "") : "";
+}
 
 void print_export(const ordered_json& m, const std::string& out) {
   const auto& c = m["counts"];
@@ -60,7 +101,13 @@ exit_status export_command(const export_args& a, const context& ctx, const std::
   o.chat_template = a.tok.chat_template;
   o.cl100k_candidates = cl100k_candidates(ctx);
   o.max_tokens = a.max_tokens;
-  if (a.shuffle_seed >= 0) o.shuffle_seed = static_cast<uint64_t>(a.shuffle_seed);
+  if (a.no_shuffle) o.shuffle_seed = std::nullopt;
+  else o.shuffle_seed = static_cast<uint64_t>(a.shuffle_seed);
+  if (a.no_editor) o.editor = false;
+  if (!a.no_editor && !a.reasoning.empty()) {
+    o.editor_model = a.editor_model.empty() ? reasoning_teacher(a.reasoning.front()) : a.editor_model;
+    if (!o.editor_model.empty()) o.edit = lazy_editor(o.editor_model, a.models_file, a.stream, {}, ctx);
+  }
   o.kernel_fence = a.kernel_fence;
   o.normalize = !a.no_normalize;
   o.argv = argv;
@@ -255,6 +302,8 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
     eo.normalize = r->normalize;
     eo.recipe = r->json;
     eo.argv = {"ptxbench", "sft", "recipe", a.name};
+    eo.editor_model = record["reason_model"].get<std::string>();
+    eo.edit = lazy_editor(eo.editor_model, a.models_file, a.stream, r->sampling, ctx);
     auto m = adapt::export_sft(eo, out / "sft");
     if (!m) return report_error(m.err().message, exit_status::usage);
     print_export(*m, (out / "sft").string());
@@ -314,9 +363,20 @@ void add_sft_command(CLI::App& app, context& ctx) {
   ex->add_flag("--no-normalize-with-chat-template", ea->no_normalize,
                "keep the messages as built instead of writing each as the chat template renders it (upstream's "
                "default normalisation: Qwen3 drops the reasoning of earlier assistant turns)");
-  ex->add_option("--shuffle-seed", ea->shuffle_seed, "write the rows in a seeded order (default: by id)")
-      ->check(whole_number(0, INT64_MAX))
-      ->default_str("off");
+  auto* seed = ex->add_option("--shuffle-seed", ea->shuffle_seed,
+                               "shuffle the rows (sorted by id) as Python's random.Random(N).shuffle does; upstream's "
+                               "seed 42")
+                    ->check(whole_number(0, INT64_MAX))
+                    ->capture_default_str();
+  ex->add_flag("--no-shuffle", ea->no_shuffle, "write the rows in id order")->excludes(seed);
+  auto* no_editor = ex->add_flag("--no-editor", ea->no_editor,
+               "drop rows whose rationale holds the reasoning tags or whose rendering is over --max-tokens, instead "
+               "of sending them once to the editor model (upstream's Fixit stage 01; KernelGen never edits)");
+  ex->add_option("--editor-model", ea->editor_model,
+                 "the editor model (default: the reasoning teacher named in the first reasoning directory)")
+      ->excludes(no_editor);
+  ex->add_option("--models-file", ea->models_file, "models file for the editor (default: <root>/configs/models.json)");
+  ex->add_flag("--stream", ea->stream, "stream the editor's replies");
   ex->callback([&ctx, ea, ex]() { ctx.exit = export_command(*ea, ctx, command_line(*ex, {"ptxbench", "sft", "export"})); });
 
   auto ra = std::make_shared<recipe_args>();

@@ -6,7 +6,10 @@
 // pack, the repair prompt and the fixed kernel, at temperature 1.0 / top_p 0.95; a reply with a
 // forbidden marker and one too short, both asked again unchanged; kill -9 mid-run and resume) -> sft
 // export (upstream's answer layout with a cpp fence, every row validated, token counts with a small
-// tokenizer.json, rows over the limit dropped whole) -> train/'s reader takes the export as it is.
+// tokenizer.json, rows over the limit dropped whole with --no-editor, and sent once to the editor model
+// by default: kept when the edit passes, dropped when it still fails; tagged rationales kept by
+// `fixit reason` for the editor, or asked again with --no-editor; rows shuffled as Python's
+// random.Random(42), reproducibly, --shuffle-seed and --no-shuffle) -> train/'s reader takes the export.
 // Then bad input: one-line errors, non-zero exits, nothing half written.
 #include <algorithm>
 #include <map>
@@ -18,6 +21,7 @@
 #include "adapt_cli.h"
 #include "agent/fake_llm_server.h"
 #include "core/file_io.h"
+#include "adapt/sft_export.h"
 #include "core/sha256.h"
 #include "test_support.h"
 
@@ -339,11 +343,40 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
     tokens.push_back(row["metadata"]["tokens"].get<int64_t>());
     EXPECT_LE(tokens.back(), 1000000);
   }
-  // A limit just under the longest row drops that row whole (never truncated); the rest are as before.
+  // Upstream's order: the rows (by id here, as the finish order is not reproducible) shuffled as
+  // Python's random.Random(42).shuffle; --no-shuffle keeps id order; another seed, another order.
+  EXPECT_EQ(em["order"]["shuffle_seed"], 42);
+  std::vector<std::string> by_id;
+  for (const auto& row : sft_rows) by_id.push_back(row["id"]);
+  std::sort(by_id.begin(), by_id.end());
+  auto perm = python_shuffle_permutation(by_id.size(), 42);
+  for (std::size_t i = 0; i < sft_rows.size(); ++i) EXPECT_EQ(sft_rows[i]["id"], by_id[perm[i]]) << i;
+  EXPECT_EQ(em["editor"]["enabled"], true);
+  EXPECT_EQ(em["editor"]["rows_needing_edit"], 0);  // nothing to edit: the editor model is never asked
+  auto export_order = [&](const std::vector<std::string>& extra, const std::string& name) {
+    std::vector<std::string> args = {"sft", "export", reasoning.string(), "--format", "fixit", "--tokenizer",
+                                     tokenizer.string(), "--chat-template", "chatml", "--max-tokens", "1000000",
+                                     "--out", (m_dir / name).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = cli(args);
+    EXPECT_TRUE(r.succeeded()) << r.err;
+    std::vector<std::string> ids;
+    for (const auto& row : read_jsonl(m_dir / name / "sft.jsonl")) ids.push_back(row["id"]);
+    return ids;
+  };
+  EXPECT_EQ(export_order({}, "sft-again"), export_order({"--shuffle-seed", "42"}, "sft-42"));  // reproducible
+  EXPECT_EQ(export_order({"--no-shuffle"}, "sft-by-id"), by_id);
+  EXPECT_EQ(read_json(m_dir / "sft-by-id" / "manifest.json")["order"], "by id");
+  auto seven = export_order({"--shuffle-seed", "7"}, "sft-7");
+  perm = python_shuffle_permutation(by_id.size(), 7);
+  for (std::size_t i = 0; i < seven.size(); ++i) EXPECT_EQ(seven[i], by_id[perm[i]]) << i;
+
+  // A limit just under the longest row: without the editor the row is dropped whole (never truncated);
+  // the rest are as before.
   int64_t longest = *std::max_element(tokens.begin(), tokens.end());
   int over = static_cast<int>(std::count(tokens.begin(), tokens.end(), longest));
   auto ex2 = cli({"sft", "export", reasoning.string(), "--format", "fixit", "--tokenizer", tokenizer.string(),
-                  "--chat-template", "chatml", "--max-tokens", std::to_string(longest - 1), "--out",
+                  "--chat-template", "chatml", "--max-tokens", std::to_string(longest - 1), "--no-editor", "--out",
                   (m_dir / "sft-limited").string()});
   ASSERT_TRUE(ex2.succeeded()) << ex2.err;
   json lm = read_json(m_dir / "sft-limited" / "manifest.json");
@@ -355,6 +388,111 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
     for (const auto& full : sft_rows) same |= full["id"] == row["id"] && full["messages"] == row["messages"];
     EXPECT_TRUE(same) << row["id"];
   }
+
+  EXPECT_EQ(lm["editor"]["enabled"], false);
+
+  // ---- the editor (upstream's stage 01). These rows are too small for it: the limit leaves less than
+  // upstream's 1,024 tokens of headroom beside the prompt and kernel, so the over-budget row is
+  // dropped without a request, as upstream's stage 01 failed such a row.
+  fake_llm_server editor;
+  const std::string short_text = "I check the failing index first, then the bounds of the tile, and write the fix.";
+  editor.set_default_reply("<think>private</think>" + short_text);
+  const fs::path models = m_dir / "editor-models.json";
+  ASSERT_TRUE(write_file_atomic(models, models_file({{"editor", editor.base_url()}}).dump()));
+  auto editor_args = [&](const fs::path& from, const std::string& limit, const std::string& name) {
+    return std::vector<std::string>{"sft", "export", from.string(), "--format", "fixit", "--tokenizer",
+                                    tokenizer.string(), "--chat-template", "chatml", "--max-tokens", limit,
+                                    "--editor-model", "editor", "--models-file", models.string(), "--out",
+                                    (m_dir / name).string()};
+  };
+  auto ex3 = cli(editor_args(reasoning, std::to_string(longest - 1), "sft-no-room"));
+  ASSERT_TRUE(ex3.succeeded()) << ex3.err;
+  EXPECT_EQ(editor.requests(), 0);
+  json edm = read_json(m_dir / "sft-no-room" / "manifest.json");
+  EXPECT_EQ(edm["counts"]["out"], 4 - over);
+  EXPECT_EQ(edm["counts"]["dropped"]["editor_failed"], over);
+  EXPECT_EQ(edm["editor"]["rows_needing_edit"], over);
+  EXPECT_EQ(edm["editor"]["edited"], 0);
+  EXPECT_EQ(edm["editor"]["dropped"], over);
+
+  // Tagged rationales kept by `fixit reason` for the editor (Fixit's default) and two rationales long
+  // enough to be over a limit that leaves room: each sent to the editor once; an edit that still
+  // holds a tag drops its row, the others are kept, edited.
+  fake_llm_server tagged_reasoner;
+  auto tagged = [](const std::string& word) {
+    std::string r = rationale(3);
+    r.insert(r.find('\n') + 1, word + " <my_reasoning> left inside.\n");
+    return r;
+  };
+  std::string long_text = "<my_reasoning>\nI tabulate the offsets I checked:";
+  for (int i = 0; i < 3000; ++i) long_text += " r" + std::to_string(i * 7919 % 100003);  // hardly compressible
+  long_text += "\n</my_reasoning>";
+  // The first row of each kind tagged, the second long.
+  tagged_reasoner.add_rule("tag-c", {tagged("WORD-C"), long_text});
+  tagged_reasoner.add_rule("tag-n", {tagged("WORD-N"), long_text});
+  tagged_reasoner.set_default_reply(long_text);
+  const fs::path reasoning_tagged = m_dir / "reasoning-tagged";
+  auto rt = cli(reason_args(tagged_reasoner, pairs, reasoning_tagged));
+  ASSERT_TRUE(rt.succeeded()) << rt.err;
+  EXPECT_EQ(tagged_reasoner.requests(), 4);  // nothing asked again
+  EXPECT_EQ(read_json(reasoning_tagged / "manifest.json")["rules"]["tags_left_to_editor"], true);
+  fake_llm_server editor2;
+  editor2.add_rule("WORD-C", {short_text});
+  editor2.add_rule("WORD-N", {"WORD-N2 still <my_reasoning> here"});
+  editor2.set_default_reply(short_text);
+  ASSERT_TRUE(write_file_atomic(models, models_file({{"editor", editor2.base_url()}}).dump()));
+  const std::string roomy = std::to_string(longest + 1500);
+  auto ex4 = cli(editor_args(reasoning_tagged, roomy, "sft-tagged"));
+  ASSERT_TRUE(ex4.succeeded()) << ex4.err;
+  EXPECT_EQ(editor2.requests(), 4);  // once each
+  int asked_tags = 0, asked_shorter = 0;
+  for (const auto& body : editor2.request_bodies()) {
+    EXPECT_EQ(body["temperature"], 1.0);  // the teacher's sampling
+    EXPECT_EQ(body["top_p"], 0.95);
+    std::string u = body["messages"][1]["content"];
+    asked_tags += u.find("Take out every <my_reasoning>") != std::string::npos;
+    asked_shorter += u.find("Make it shorter") != std::string::npos;
+  }
+  EXPECT_EQ(asked_tags, 2);
+  EXPECT_EQ(asked_shorter, 2);
+  json tm = read_json(m_dir / "sft-tagged" / "manifest.json");
+  EXPECT_EQ(tm["counts"]["out"], 3);
+  EXPECT_EQ(tm["counts"]["dropped"]["editor_failed"], 1);
+  EXPECT_EQ(tm["editor"]["enabled"], true);
+  EXPECT_EQ(tm["editor"]["model"], "editor");
+  EXPECT_EQ(tm["editor"]["rows_needing_edit"], 4);
+  EXPECT_EQ(tm["editor"]["edited"], 3);
+  EXPECT_EQ(tm["editor"]["dropped"], 1);
+  EXPECT_EQ(tm["editor"]["issues"]["reasoning_tags"], 2);
+  EXPECT_EQ(tm["editor"]["issues"]["over_max_tokens"], 2);
+  std::map<std::string, int> edited_for;
+  for (const auto& row : read_jsonl(m_dir / "sft-tagged" / "sft.jsonl")) {
+    EXPECT_EQ(row["messages"][4]["content"].get<std::string>().find("my_reasoning>"), std::string::npos);
+    EXPECT_LE(row["metadata"]["tokens"].get<int64_t>(), longest + 1500);
+    ASSERT_TRUE(row["metadata"].contains("editor")) << row["id"];
+    edited_for[row["metadata"]["editor"]["issues"].dump()] += 1;
+    EXPECT_EQ(row["messages"][4]["content"].get<std::string>().rfind("<think>\n" + short_text + "\n</think>\n", 0), 0u);
+  }
+  EXPECT_EQ(edited_for["[\"reasoning_tags\"]"], 1);
+  EXPECT_EQ(edited_for["[\"over_max_tokens\"]"], 2);
+  auto ex5 = cli({"sft", "export", reasoning_tagged.string(), "--format", "fixit", "--tokenizer", tokenizer.string(),
+                  "--chat-template", "chatml", "--max-tokens", "1000000", "--no-editor", "--out",
+                  (m_dir / "sft-tagged-no-editor").string()});
+  ASSERT_TRUE(ex5.succeeded()) << ex5.err;
+  EXPECT_EQ(editor2.requests(), 4);
+  json nm = read_json(m_dir / "sft-tagged-no-editor" / "manifest.json");
+  EXPECT_EQ(nm["counts"]["dropped"]["reasoning_tags_in_rationale"], 2);
+  EXPECT_EQ(nm["counts"]["out"], 2);
+  EXPECT_EQ(nm["editor"]["enabled"], false);
+  fake_llm_server strict_reasoner;
+  strict_reasoner.add_rule("tag-c", {tagged("WORD-C"), rationale(4)});
+  strict_reasoner.set_default_reply(rationale(4));
+  auto strict = reason_args(strict_reasoner, pairs, m_dir / "reasoning-no-editor");
+  strict.push_back("--no-editor");
+  auto rn = cli(strict);
+  ASSERT_TRUE(rn.succeeded()) << rn.err;
+  EXPECT_EQ(strict_reasoner.requests(), 5);  // the tagged reply asked for again
+  EXPECT_EQ(read_json(m_dir / "reasoning-no-editor" / "manifest.json")["counts"]["problems"]["forbidden_marker"], 1);
 
   // ---- train/'s reader takes the export as it is (roles, mask, fences; only the last message labelled)
 #ifdef PTXBENCH_TEST_PYTHON

@@ -9,6 +9,7 @@
 #include "adapt/rationale.h"
 #include "adapt/reason.h"
 #include "adapt/repair.h"
+#include "adapt/sft_export.h"
 #include "agent/model_config.h"
 #include "adapt_cli.h"
 #include "agent/fake_llm_server.h"
@@ -105,6 +106,14 @@ TEST(RationaleCheck, ReadsTheReplyAsUpstreamDid) {
   c = check_rationale("<my_reasoning> I start but never close the block properly.", item, rules);
   ASSERT_FALSE(c.rationale);
   EXPECT_EQ(c.problems.at(0), "forbidden_marker: contains '<my_reasoning>'");
+  // With the editor (Fixit's default), the tags are left for it; other markers are still refused.
+  rules.tags_left_to_editor = true;
+  c = check_rationale("<my_reasoning> I start but never close the block properly.", item, rules);
+  ASSERT_TRUE(c.rationale);
+  EXPECT_TRUE(has_reasoning_tags(*c.rationale));
+  c = check_rationale("<my_reasoning>I <think> about the block.</my_reasoning>", item, rules);
+  EXPECT_EQ(c.problems.at(0), "forbidden_marker: contains '<think>'");
+  rules.tags_left_to_editor = false;
   // Code is welcome by default, even the answer's lines; the options refuse it.
   std::string with_code = "<my_reasoning>I write\n```cpp\n" + item.answer_kernel + "```\nand go on.</my_reasoning>";
   EXPECT_TRUE(check_rationale(with_code, item, rules).rationale);
@@ -113,6 +122,41 @@ TEST(RationaleCheck, ReadsTheReplyAsUpstreamDid) {
   rules.no_code = false;
   rules.max_quoted_lines = 0;
   EXPECT_EQ(problem_kind(check_rationale(with_code, item, rules).problems.at(0)), "quotes_answer");
+}
+
+TEST(EditorPrompt, AsksForTheSameReasoningWithoutTagsAndShortenedOnlyWhenOverTheBudget) {
+  std::string text = "I look at the error first. <my_reasoning> Then the indexing.";
+  auto tags = make_editor_prompt(text, {true, false}, 57, 60);
+  EXPECT_NE(tags.system.find("first-person"), std::string::npos);
+  EXPECT_NE(tags.user.find("Take out every <my_reasoning> and </my_reasoning>"), std::string::npos);
+  EXPECT_NE(tags.user.find("do not condense"), std::string::npos);
+  EXPECT_EQ(tags.user.find("Make it shorter"), std::string::npos);
+  EXPECT_NE(tags.user.find("about 57 to 60 characters"), std::string::npos);
+  EXPECT_NE(tags.user.find("<my_reasoning>\n" + text + "\n</my_reasoning>"), std::string::npos);
+  auto over = make_editor_prompt("I reason.", {false, true}, 95, 100);
+  EXPECT_NE(over.user.find("Make it shorter"), std::string::npos);
+  EXPECT_EQ(over.user.find("Take out every"), std::string::npos);
+  // The reply is read as a teacher's: think blocks dropped, the first block or the whole reply.
+  EXPECT_EQ(read_editor_reply("<think>x</think>\n  edited text  "), "edited text");
+  EXPECT_EQ(read_editor_reply("<my_reasoning>edited</my_reasoning>"), "edited");
+  EXPECT_EQ(read_editor_reply("still <my_reasoning> here"), "still <my_reasoning> here");
+}
+
+TEST(SftOrder, ShufflesAsPythonsRandomWithTheSameSeed) {
+  // random.Random(seed).shuffle(list(range(n))) in CPython 3.
+  EXPECT_EQ(python_shuffle_permutation(10, 42), (std::vector<std::size_t>{7, 3, 2, 8, 5, 6, 9, 4, 0, 1}));
+  EXPECT_EQ(python_shuffle_permutation(5, 42), (std::vector<std::size_t>{3, 1, 2, 4, 0}));
+  EXPECT_EQ(python_shuffle_permutation(10, 7), (std::vector<std::size_t>{8, 3, 1, 4, 7, 0, 9, 6, 2, 5}));
+  EXPECT_EQ(python_shuffle_permutation(10, 0), (std::vector<std::size_t>{7, 8, 1, 5, 3, 4, 2, 0, 9, 6}));
+  EXPECT_EQ(python_shuffle_permutation(10, (uint64_t{1} << 40) + 3),
+            (std::vector<std::size_t>{8, 5, 6, 7, 9, 2, 4, 1, 0, 3}));
+  auto big = python_shuffle_permutation(300, 42);
+  EXPECT_EQ((std::vector<std::size_t>(big.begin(), big.begin() + 6)), (std::vector<std::size_t>{106, 239, 37, 89, 32, 250}));
+  std::size_t weighted = 0;
+  for (std::size_t i = 0; i < big.size(); ++i) weighted += i * big[i];
+  EXPECT_EQ(weighted, 6449202u);
+  EXPECT_EQ(python_shuffle_permutation(1, 42), (std::vector<std::size_t>{0}));
+  EXPECT_TRUE(python_shuffle_permutation(0, 42).empty());
 }
 
 TEST(RationaleCheck, LengthsAreCharactersNotBytes) {
