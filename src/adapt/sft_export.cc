@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <cstdio>
 #include <set>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "adapt/staged_dir.h"
 #include "adapt/stratified_cap.h"
 #include "adapt/token_counter.h"
+#include "core/jsonl_file.h"
 #include "core/sha256.h"
 #include "core/text.h"
 #include "suite/trace.h"
@@ -136,7 +138,65 @@ ordered_json stats(std::vector<std::size_t> v) {
           {"mean", static_cast<double>(total) / static_cast<double>(v.size())}, {"total", total}};
 }
 
+// The editor's checkpoint: every reply the editor gave, appended and fsynced right after its call.
+struct editor_checkpoint {
+  fs::path path;
+  std::map<std::string, std::string> replies;  ///< key() -> reply
+  bool torn_tail_ignored = false;
+  std::unique_ptr<jsonl_appender> appender;     ///< opened on start when the file exists, else on first use
+
+  static std::string key(const std::string& id, const std::string& rationale_sha256, const std::string& model,
+                         const std::string& prompt_sha256) {
+    return id + '\0' + rationale_sha256 + '\0' + model + '\0' + prompt_sha256;
+  }
+
+  status load() {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return ok();
+    auto contents = read_jsonl(path, std::size_t{1} << 30);
+    if (!contents) return contents.err().with_context("the editor checkpoint");
+    torn_tail_ignored = contents->torn_tail;  // a kill mid-append: that reply is asked again
+    for (const auto& r : contents->records) {
+      const auto& v = r.value;
+      bool good = v.is_object() && v.value("format", "") == k_editor_checkpoint_format;
+      for (const char* f : {"id", "model", "rationale_sha256", "prompt_sha256", "reply"})
+        good = good && v.contains(f) && v[f].is_string();
+      if (!good)
+        return make_error(fmt::format("{}:{}: not an editor checkpoint record (expected format \"{}\" with id, model, "
+                                      "rationale_sha256, prompt_sha256 and reply); move the file away to ask again",
+                                      path.string(), r.line, k_editor_checkpoint_format));
+      replies.emplace(key(v["id"], v["rationale_sha256"], v["model"], v["prompt_sha256"]), v["reply"].get<std::string>());
+    }
+    auto a = jsonl_appender::open(path, k_editor_checkpoint_format);  // cuts the torn tail
+    if (!a) return a.err().with_context("the editor checkpoint");
+    appender = std::move(*a);
+    return ok();
+  }
+
+  status append(const ordered_json& record) {
+    if (!appender) {
+      auto a = jsonl_appender::open(path, k_editor_checkpoint_format);
+      if (!a) return a.err().with_context("the editor checkpoint");
+      appender = std::move(*a);
+    }
+    return appender->append(record);
+  }
+};
+
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return std::string(trim(s));
+}
+
 }  // namespace
+
+fs::path editor_checkpoint_path(const fs::path& out) {
+  fs::path base = out;
+  while (!base.has_filename() && base.has_parent_path() && base != base.parent_path()) base = base.parent_path();
+  base += ".editor.jsonl";
+  return base;
+}
 
 std::vector<std::size_t> python_shuffle_permutation(std::size_t n, uint64_t seed) {
   std::vector<std::size_t> p(n);
@@ -278,6 +338,13 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
   // Measure, edit, filter, validate.
   const bool editing = o.editor.value_or(o.format == "fixit");
   int edit_needed = 0, edited = 0, edit_dropped = 0, edit_tags = 0, edit_over = 0;
+  int edit_reused = 0, edit_asked = 0, call_failed = 0;
+  ordered_json call_errors = ordered_json::array();  // the first few failed calls
+  constexpr std::size_t k_call_errors_kept = 5;
+  editor_checkpoint checkpoint;
+  checkpoint.path = editor_checkpoint_path(out);
+  if (editing)
+    if (auto st = checkpoint.load(); !st) return st.err();
   auto count_with = [&](const draft& d, const std::string& rationale) -> result<std::size_t> {
     auto m = composed(d, rationale);
     if (o.normalize) m = prompts::template_contents(counter->template_kind(), m);
@@ -331,6 +398,7 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
       if (over) record["issues"].push_back("over_max_tokens");
       std::string problem;
       std::string candidate;
+      std::optional<std::string> reply;
       if (!room) {
         problem = "the prompt and kernel alone leave no room under the token limit";
       } else {
@@ -339,8 +407,41 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
                                         "(--editor-model) or pass --no-editor to drop such rows",
                                         d.id, record["issues"].dump()));
         auto prompt = make_editor_prompt(d.rationale, {tags, over}, min_chars, max_chars);
-        auto reply = o.edit({d.id, prompt.system, prompt.user, d.attempts});
-        if (!reply) return reply.err().with_context(fmt::format("the editor on row {}", d.id));
+        sha256_builder prompt_hash;
+        prompt_hash.update(prompt.system).update(prompt.user);
+        std::string prompt_sha256 = prompt_hash.hex_digest();
+        std::string rationale_sha256 = sha256_hex(d.rationale);
+        std::string key = editor_checkpoint::key(d.id, rationale_sha256, o.editor_model, prompt_sha256);
+        if (auto hit = checkpoint.replies.find(key); hit != checkpoint.replies.end()) {
+          reply = hit->second;
+          ++edit_reused;
+        } else {
+          if (o.interrupted && o.interrupted())
+            return make_error(fmt::format("interrupted before the editor on row {}; run the same command again to resume "
+                                          "(the edits so far are kept in {})", d.id, checkpoint.path.string()));
+          ++edit_asked;
+          auto r = o.edit({d.id, prompt.system, prompt.user, d.attempts});
+          if (!r) {
+            if (o.interrupted && o.interrupted())
+              return make_error(fmt::format("interrupted during the editor on row {}; run the same command again to "
+                                            "resume (the edits so far are kept in {})", d.id, checkpoint.path.string()));
+            std::string message = one_line(r.err().message);
+            ++call_failed;
+            if (call_errors.size() < k_call_errors_kept) call_errors.push_back({{"id", d.id}, {"error", message}});
+            std::fprintf(stderr, "warning: the editor call for row %s failed (%s); the row is dropped as editor_failed "
+                         "and asked again when the same command runs again\n", d.id.c_str(), message.c_str());
+            problem = "the call failed: " + message;
+          } else {
+            ordered_json line = {{"format", k_editor_checkpoint_format}, {"id", d.id}, {"model", o.editor_model},
+                                 {"rationale_sha256", rationale_sha256}, {"prompt_sha256", prompt_sha256},
+                                 {"reply_sha256", sha256_hex(*r)}, {"reply", *r}};
+            if (auto st = checkpoint.append(line); !st) return st.err();
+            checkpoint.replies.emplace(key, *r);
+            reply = std::move(*r);
+          }
+        }
+      }
+      if (problem.empty() && room) {
         candidate = read_editor_reply(*reply);
         record["reply_sha256"] = sha256_hex(*reply);
         if (candidate.empty()) problem = "an empty reply";
@@ -397,6 +498,9 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
     for (const auto& [k, v] : dropped) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", v, k);
     return make_error(fmt::format("no row left to export: {} in, dropped {}", rows_in, why.empty() ? "none" : why));
   }
+  if (o.interrupted && o.interrupted())
+    return make_error(fmt::format("interrupted; nothing written; run the same command again to resume (the edits so far "
+                                  "are kept in {})", checkpoint.path.string()));
   std::sort(lines.begin(), lines.end());
   std::string text;
   if (o.shuffle_seed) {
@@ -434,6 +538,10 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
                                : ordered_json("by id")},
       {"editor", {{"enabled", editing}, {"model", editing ? ordered_json(o.editor_model) : ordered_json(nullptr)},
                   {"rows_needing_edit", edit_needed}, {"edited", edited}, {"dropped", edit_dropped},
+                  {"asked", edit_asked}, {"reused", edit_reused}, {"call_failed", call_failed},
+                  {"call_errors", call_errors},
+                  {"checkpoint", editing ? ordered_json(checkpoint.path.string()) : ordered_json(nullptr)},
+                  {"checkpoint_torn_tail_ignored", checkpoint.torn_tail_ignored},
                   {"issues", {{"reasoning_tags", edit_tags}, {"over_max_tokens", edit_over}}},
                   {"safety_tokens", k_editor_safety_tokens}, {"min_target_ratio", k_editor_min_ratio}}},
       {"counts", {{"in", rows_in}, {"out", lines.size()}, {"dropped", d},

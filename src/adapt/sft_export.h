@@ -40,6 +40,8 @@
 namespace ptxbench::adapt {
 
 inline constexpr const char* k_sft_export_format = "ptxbench.sft-export/1";
+/// One checkpointed editor reply per line of OUT.editor.jsonl (beside OUT).
+inline constexpr const char* k_editor_checkpoint_format = "ptxbench.sft-editor-reply/1";
 inline constexpr std::size_t k_default_max_tokens = 65536;
 
 inline constexpr std::size_t k_editor_safety_tokens = 1024;  ///< upstream's headroom under the limit
@@ -68,6 +70,9 @@ struct export_options {
   std::optional<bool> editor;                       ///< nullopt: on for fixit (upstream's stage 01), off for kernelgen
   std::string editor_model;                         ///< recorded in the manifest
   std::function<result<std::string>(const editor_call&)> edit;  ///< the editor's reply; needed when a row needs an edit
+  /// True once the user asked to stop (Ctrl-C): a failed editor call then stops the export with
+  /// nothing written instead of dropping its row. Empty: never.
+  std::function<bool()> interrupted;
   std::string kernel_fence = "cpp";                 ///< the repaired kernel's fence in Fixit rows
   bool normalize = true;                            ///< chat-template normalisation (upstream's default)
   ordered_json recipe;                              ///< the recipe that made it, or null
@@ -75,7 +80,15 @@ struct export_options {
 };
 
 /// Builds the rows and writes OUT/sft.jsonl and OUT/manifest.json (staged). Returns the manifest.
+/// Each editor reply is appended (fsynced) to editor_checkpoint_path(out) right after its call, keyed
+/// by row id, the original rationale's sha256, the editor model and the prompt's sha256; a later run
+/// with the same OUT reuses a matching reply instead of asking again (a torn last line from a kill is
+/// ignored, any other damage refused). A failed call is not recorded: its row is dropped
+/// (editor_failed, counted under the manifest's editor.call_failed) and asked again on a re-run.
 result<ordered_json> export_sft(const export_options& o, const std::filesystem::path& out);
+
+/// OUT.editor.jsonl beside the export folder OUT (a trailing slash ignored).
+std::filesystem::path editor_checkpoint_path(const std::filesystem::path& out);
 
 /// Checks one exported row as train/data.py will: keys, roles for the format, the loss mask, a
 /// closed <think> block and a closed code fence in the last message. Returns the problem, or "".

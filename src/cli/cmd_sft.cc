@@ -44,22 +44,25 @@ struct export_args {
 
 // The editor's client, made on its first request (most exports need none): the model's provider with
 // the teacher's sampling (upstream's stage 01 sent the synthesis config's temperature and top_p).
-std::function<result<std::string>(const adapt::editor_call&)> lazy_editor(const std::string& model,
-                                                                          const std::string& models_file, bool stream,
-                                                                          const adapt::teacher_sampling& sampling,
-                                                                          const context& ctx) {
+// Sets o.edit, and o.interrupted (true once Ctrl-C cancelled a call, so the export stops instead of
+// dropping the row).
+void lazy_editor(adapt::export_options& o, const std::string& model, const std::string& models_file, bool stream,
+                 const adapt::teacher_sampling& sampling, const context& ctx) {
   struct client {
     std::optional<resolved_model> resolved;
     std::unique_ptr<agent::provider> llm;
+    const std::atomic<bool>* cancel = nullptr;
   };
   auto c = std::make_shared<client>();
-  return [c, model, models_file, stream, sampling, &ctx](const adapt::editor_call& call) -> result<std::string> {
+  o.interrupted = [c]() { return c->cancel != nullptr && c->cancel->load(); };
+  o.edit = [c, model, models_file, stream, sampling, &ctx](const adapt::editor_call& call) -> result<std::string> {
     if (!c->llm) {
       auto resolved = resolve_model_choice({model, models_file, "", stream}, ctx);
       if (!resolved) return resolved.err().with_context("the editor model");
       adapt::apply_teacher_sampling(resolved->spec, sampling);
       agent::provider_options popts;
       popts.cancel = install_interrupt_handler();
+      c->cancel = popts.cancel;
       auto llm = agent::make_provider(resolved->spec, resolved->key, popts);
       if (!llm) return llm.err();
       c->resolved = std::move(*resolved);
@@ -106,7 +109,7 @@ exit_status export_command(const export_args& a, const context& ctx, const std::
   if (a.no_editor) o.editor = false;
   if (!a.no_editor && !a.reasoning.empty()) {
     o.editor_model = a.editor_model.empty() ? reasoning_teacher(a.reasoning.front()) : a.editor_model;
-    if (!o.editor_model.empty()) o.edit = lazy_editor(o.editor_model, a.models_file, a.stream, {}, ctx);
+    if (!o.editor_model.empty()) lazy_editor(o, o.editor_model, a.models_file, a.stream, {}, ctx);
   }
   o.kernel_fence = a.kernel_fence;
   o.normalize = !a.no_normalize;
@@ -303,7 +306,7 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
     eo.recipe = r->json;
     eo.argv = {"ptxbench", "sft", "recipe", a.name};
     eo.editor_model = record["reason_model"].get<std::string>();
-    eo.edit = lazy_editor(eo.editor_model, a.models_file, a.stream, r->sampling, ctx);
+    lazy_editor(eo, eo.editor_model, a.models_file, a.stream, r->sampling, ctx);
     auto m = adapt::export_sft(eo, out / "sft");
     if (!m) return report_error(m.err().message, exit_status::usage);
     print_export(*m, (out / "sft").string());

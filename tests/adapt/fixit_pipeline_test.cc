@@ -7,7 +7,9 @@
 // forbidden marker and one too short, both asked again unchanged; kill -9 mid-run and resume) -> sft
 // export (upstream's answer layout with a cpp fence, every row validated, token counts with a small
 // tokenizer.json, rows over the limit dropped whole with --no-editor, and sent once to the editor model
-// by default: kept when the edit passes, dropped when it still fails; tagged rationales kept by
+// by default: kept when the edit passes, dropped when it still fails or its call fails; each reply
+// checkpointed beside the output and reused by the same command run again, a torn last line tolerated,
+// a changed rationale asked again; tagged rationales kept by
 // `fixit reason` for the editor, or asked again with --no-editor; rows shuffled as Python's
 // random.Random(42), reproducibly, --shuffle-seed and --no-shuffle) -> train/'s reader takes the export.
 // Then bad input: one-line errors, non-zero exits, nothing half written.
@@ -30,6 +32,7 @@ namespace {
 
 using namespace ptxbench::adapt::testing;
 using ptxbench::testing::fake_llm_server;
+using ptxbench::testing::scripted_fault;
 namespace fs = std::filesystem;
 
 const char* k_task = "gemm_n7168_k5120";
@@ -484,6 +487,123 @@ TEST_F(FixitPipeline, MineRepairPairsReasonExportWithKillNineResumes) {
   EXPECT_EQ(nm["counts"]["dropped"]["reasoning_tags_in_rationale"], 2);
   EXPECT_EQ(nm["counts"]["out"], 2);
   EXPECT_EQ(nm["editor"]["enabled"], false);
+
+  // ---- the editor's checkpoint: each reply appended (fsynced) to OUT.editor.jsonl right after its
+  // call, keyed by row id, the rationale's sha256, the model and the prompt's sha256.
+  const std::string first_rows = read(m_dir / "sft-tagged" / "sft.jsonl");
+  const fs::path tagged_checkpoint = m_dir / "sft-tagged.editor.jsonl";
+  const std::vector<json> checkpointed = read_jsonl(tagged_checkpoint);
+  ASSERT_EQ(checkpointed.size(), 4u);  // the reply that still held a tag too: it was a reply
+  for (const auto& c : checkpointed) {
+    EXPECT_EQ(c["format"], k_editor_checkpoint_format);
+    EXPECT_EQ(c["model"], "editor");
+  }
+  EXPECT_EQ(tm["editor"]["asked"], 4);
+  EXPECT_EQ(tm["editor"]["reused"], 0);
+  EXPECT_EQ(tm["editor"]["call_failed"], 0);
+  EXPECT_EQ(tm["editor"]["checkpoint"], tagged_checkpoint.string());
+  auto use_editor = [&](fake_llm_server& s) {
+    ASSERT_TRUE(write_file_atomic(models, models_file({{"editor", s.base_url()}}).dump()));
+  };
+  const scripted_fault refused{scripted_fault::kind::status, 400, "", R"({"error":{"message":"refused by the test"}})"};
+
+  // (b) The same command again (its folder gone, as after a kill before the rename) with an editor
+  // that fails every call: nothing asked, every edit reused, the same rows.
+  fake_llm_server dead;
+  dead.always(refused);
+  use_editor(dead);
+  fs::rename(m_dir / "sft-tagged", m_dir / "sft-tagged-first");
+  auto again = cli(editor_args(reasoning_tagged, roomy, "sft-tagged"));
+  ASSERT_TRUE(again.succeeded()) << again.err;
+  EXPECT_EQ(dead.requests(), 0);
+  EXPECT_EQ(again.err.find("warning"), std::string::npos) << again.err;
+  EXPECT_EQ(read(m_dir / "sft-tagged" / "sft.jsonl"), first_rows);
+  json am = read_json(m_dir / "sft-tagged" / "manifest.json");
+  EXPECT_EQ(am["editor"]["reused"], 4);
+  EXPECT_EQ(am["editor"]["asked"], 0);
+  EXPECT_EQ(am["editor"]["edited"], 3);
+  EXPECT_EQ(am["editor"]["dropped"], 1);
+  EXPECT_EQ(read_jsonl(tagged_checkpoint).size(), 4u);
+
+  // (a) A failed call (the API refuses it) drops that row as editor_failed; the export goes on, the
+  // manifest records the call's error, stderr has one warning; nothing of it is checkpointed, so the
+  // same command asks that one row again and reuses the rest.
+  fake_llm_server flaky;
+  flaky.set_default_reply(short_text);
+  flaky.inject(refused);
+  use_editor(flaky);
+  auto failed = cli(editor_args(reasoning_tagged, roomy, "sft-call-failed"));
+  ASSERT_TRUE(failed.succeeded()) << describe_exit(failed) << "\n" << failed.err;
+  EXPECT_EQ(flaky.requests(), 4);
+  EXPECT_EQ(std::count(failed.err.begin(), failed.err.end(), '\n'), 1) << failed.err;
+  EXPECT_NE(failed.err.find("warning: the editor call for row "), std::string::npos) << failed.err;
+  json fm = read_json(m_dir / "sft-call-failed" / "manifest.json");
+  EXPECT_EQ(fm["counts"]["out"], 3);
+  EXPECT_EQ(fm["counts"]["dropped"]["editor_failed"], 1);
+  EXPECT_EQ(fm["editor"]["call_failed"], 1);
+  EXPECT_EQ(fm["editor"]["dropped"], 1);
+  EXPECT_EQ(fm["editor"]["edited"], 3);
+  ASSERT_EQ(fm["editor"]["call_errors"].size(), 1u);
+  std::string call_error = fm["editor"]["call_errors"][0]["error"];
+  EXPECT_FALSE(call_error.empty());
+  EXPECT_EQ(call_error.find('\n'), std::string::npos);
+  EXPECT_NE(failed.err.find(fm["editor"]["call_errors"][0]["id"].get<std::string>()), std::string::npos);
+  EXPECT_EQ(read_jsonl(m_dir / "sft-call-failed.editor.jsonl").size(), 3u);
+  fs::remove_all(m_dir / "sft-call-failed");
+  auto retried = cli(editor_args(reasoning_tagged, roomy, "sft-call-failed"));
+  ASSERT_TRUE(retried.succeeded()) << retried.err;
+  EXPECT_EQ(flaky.requests(), 5);  // only the failed one asked again
+  json retried_m = read_json(m_dir / "sft-call-failed" / "manifest.json");
+  EXPECT_EQ(retried_m["counts"]["out"], 4);
+  EXPECT_EQ(retried_m["editor"]["reused"], 3);
+  EXPECT_EQ(retried_m["editor"]["asked"], 1);
+  EXPECT_EQ(retried_m["editor"]["call_failed"], 0);
+  EXPECT_EQ(read_jsonl(m_dir / "sft-call-failed.editor.jsonl").size(), 4u);
+
+  // (c) A kill -9 mid-append leaves a torn last line: ignored (that edit asked again, the line cut
+  // before the new one is appended). Damage anywhere else is refused in one line, nothing written.
+  use_editor(editor2);
+  const std::string whole = read(tagged_checkpoint);
+  std::size_t third_end = 0;
+  for (int i = 0; i < 3; ++i) third_end = whole.find('\n', third_end) + 1;
+  const std::string torn = whole.substr(0, third_end) + whole.substr(third_end, (whole.size() - third_end) / 2);
+  ASSERT_TRUE(write_file_atomic(m_dir / "sft-torn.editor.jsonl", torn));
+  auto torn_run = cli(editor_args(reasoning_tagged, roomy, "sft-torn"));
+  ASSERT_TRUE(torn_run.succeeded()) << torn_run.err;
+  EXPECT_EQ(editor2.requests(), 5);
+  json om = read_json(m_dir / "sft-torn" / "manifest.json");
+  EXPECT_EQ(om["editor"]["reused"], 3);
+  EXPECT_EQ(om["editor"]["asked"], 1);
+  EXPECT_EQ(om["editor"]["checkpoint_torn_tail_ignored"], true);
+  EXPECT_EQ(read(m_dir / "sft-torn" / "sft.jsonl"), first_rows);
+  EXPECT_EQ(read(m_dir / "sft-torn.editor.jsonl"), whole);  // the torn line replaced by the whole one
+  ASSERT_TRUE(write_file_atomic(m_dir / "sft-damaged.editor.jsonl",
+                                whole.substr(0, whole.find('\n') + 1) + "{\"format\": \n" + whole.substr(whole.find('\n') + 1)));
+  auto damaged = cli(editor_args(reasoning_tagged, roomy, "sft-damaged"));
+  EXPECT_NE(damaged.exit_code, 0);
+  EXPECT_EQ(nonempty_lines(damaged.err), 1) << damaged.err;
+  EXPECT_NE(damaged.err.find("sft-damaged.editor.jsonl:2"), std::string::npos) << damaged.err;
+  EXPECT_FALSE(fs::exists(m_dir / "sft-damaged"));
+  EXPECT_EQ(editor2.requests(), 5);
+
+  // (d) Changed rationales (the same row ids) never reuse the old edits, though the checkpoint holds them.
+  fake_llm_server changed_reasoner;
+  std::string long_text2 = long_text;
+  long_text2.replace(long_text2.find("tabulate"), 8, "enumerate");
+  changed_reasoner.add_rule("tag-c", {tagged("WORD-D"), long_text2});
+  changed_reasoner.add_rule("tag-n", {tagged("WORD-E"), long_text2});
+  changed_reasoner.set_default_reply(long_text2);
+  const fs::path reasoning_changed = m_dir / "reasoning-changed";
+  auto rc = cli(reason_args(changed_reasoner, pairs, reasoning_changed));
+  ASSERT_TRUE(rc.succeeded()) << rc.err;
+  ASSERT_TRUE(write_file_atomic(m_dir / "sft-changed.editor.jsonl", whole));
+  auto changed = cli(editor_args(reasoning_changed, roomy, "sft-changed"));
+  ASSERT_TRUE(changed.succeeded()) << changed.err;
+  EXPECT_EQ(editor2.requests(), 9);
+  json cm = read_json(m_dir / "sft-changed" / "manifest.json");
+  EXPECT_EQ(cm["editor"]["reused"], 0);
+  EXPECT_EQ(cm["editor"]["asked"], 4);
+  EXPECT_EQ(read_jsonl(m_dir / "sft-changed.editor.jsonl").size(), 8u);
   fake_llm_server strict_reasoner;
   strict_reasoner.add_rule("tag-c", {tagged("WORD-C"), rationale(4)});
   strict_reasoner.set_default_reply(rationale(4));
