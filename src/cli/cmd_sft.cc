@@ -42,6 +42,20 @@ struct export_args {
   std::string editor_model, models_file;
 };
 
+// A model-driven stage's provider for `model` (a teacher, the editor), with the teacher's sampling.
+result<std::pair<resolved_model, std::unique_ptr<agent::provider>>> teacher(
+    const std::string& model, const std::string& models_file, bool stream, const context& ctx,
+    const std::atomic<bool>* cancel, const std::optional<adapt::teacher_sampling>& sampling = std::nullopt) {
+  auto resolved = resolve_model_choice({model, models_file, "", stream}, ctx);
+  if (!resolved) return resolved.err();
+  if (sampling) adapt::apply_teacher_sampling(resolved->spec, *sampling);
+  agent::provider_options popts;
+  popts.cancel = cancel;
+  auto llm = agent::make_provider(resolved->spec, resolved->key, popts);
+  if (!llm) return llm.err();
+  return std::make_pair(std::move(*resolved), std::move(*llm));
+}
+
 // The editor's client, made on its first request (most exports need none): the model's provider with
 // the teacher's sampling (upstream's stage 01 sent the synthesis config's temperature and top_p).
 // Sets o.edit, and o.interrupted (true once Ctrl-C cancelled a call, so the export stops instead of
@@ -57,16 +71,11 @@ void lazy_editor(adapt::export_options& o, const std::string& model, const std::
   o.interrupted = [c]() { return c->cancel != nullptr && c->cancel->load(); };
   o.edit = [c, model, models_file, stream, sampling, &ctx](const adapt::editor_call& call) -> result<std::string> {
     if (!c->llm) {
-      auto resolved = resolve_model_choice({model, models_file, "", stream}, ctx);
-      if (!resolved) return resolved.err().with_context("the editor model");
-      adapt::apply_teacher_sampling(resolved->spec, sampling);
-      agent::provider_options popts;
-      popts.cancel = install_interrupt_handler();
-      c->cancel = popts.cancel;
-      auto llm = agent::make_provider(resolved->spec, resolved->key, popts);
-      if (!llm) return llm.err();
-      c->resolved = std::move(*resolved);
-      c->llm = std::move(*llm);
+      c->cancel = install_interrupt_handler();
+      auto t = teacher(model, models_file, stream, ctx, c->cancel, sampling);
+      if (!t) return t.err().with_context("the editor model");
+      c->resolved = std::move(t->first);
+      c->llm = std::move(t->second);
     }
     agent::completion_request req;
     req.messages = {{"system", call.system, ""}, {"user", call.user, ""}};
@@ -129,20 +138,6 @@ struct recipe_args {
   std::size_t max_tokens = 0;  ///< 0: the recipe's
   bool stream = false, list = false, quiet = false, allow_underfilled = false;
 };
-
-// Runs a model-driven stage's provider for `model`.
-result<std::pair<resolved_model, std::unique_ptr<agent::provider>>> teacher(
-    const std::string& model, const recipe_args& a, const context& ctx, const std::atomic<bool>* cancel,
-    const std::optional<adapt::teacher_sampling>& sampling = std::nullopt) {
-  auto resolved = resolve_model_choice({model, a.models_file, "", a.stream}, ctx);
-  if (!resolved) return resolved.err();
-  if (sampling) adapt::apply_teacher_sampling(resolved->spec, *sampling);
-  agent::provider_options popts;
-  popts.cancel = cancel;
-  auto llm = agent::make_provider(resolved->spec, resolved->key, popts);
-  if (!llm) return llm.err();
-  return std::make_pair(std::move(*resolved), std::move(*llm));
-}
 
 exit_status recipe_command(const recipe_args& a, const context& ctx) {
   fs::path dir = ctx.root / "configs" / "recipes";
@@ -215,7 +210,7 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
       facts.underfilled.push_back(t.get<std::string>());
     if (!fs::exists(out / "pairs", ec)) {
       say("repairing with " + record["repair_model"].get<std::string>());
-      auto t = teacher(record["repair_model"].get<std::string>(), a, ctx, interrupted);
+      auto t = teacher(record["repair_model"].get<std::string>(), a.models_file, a.stream, ctx, interrupted);
       if (!t) return report_error(t.err().message, exit_status::usage);
       auto plan = adapt::plan_repairs(out / "mined", *tasks, "", 0);
       if (!plan) return report_error(plan.err().message, exit_status::usage);
@@ -276,7 +271,7 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
   }
   if (!fs::exists(out / "sft", ec)) {
     say("writing rationales with " + record["reason_model"].get<std::string>());
-    auto t = teacher(record["reason_model"].get<std::string>(), a, ctx, interrupted, r->sampling);
+    auto t = teacher(record["reason_model"].get<std::string>(), a.models_file, a.stream, ctx, interrupted, r->sampling);
     if (!t) return report_error(t.err().message, exit_status::usage);
     adapt::reason_options ro;
     ro.source_dir = source;
