@@ -49,6 +49,12 @@ std::optional<int64_t> parse_count(std::string_view s) {
   return value;
 }
 
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
 std::size_t utf8_length(std::string_view s) {
   std::size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;

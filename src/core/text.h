@@ -26,6 +26,10 @@ std::string lower(std::string_view s);
 /// anything else (empty, sign, decimal point, stray characters, overflow).
 std::optional<int64_t> parse_count(std::string_view s);
 
+/// s with every CR and LF turned into a space: a message that must stay on one line (an HTTP detail,
+/// a warning naming a remote error).
+std::string one_line(std::string s);
+
 /// Characters of UTF-8 text as Python's len() counts them (code points): every byte that is not a
 /// continuation byte (10xxxxxx) starts one.
 std::size_t utf8_length(std::string_view s);

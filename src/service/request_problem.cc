@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "core/text.h"
+
 namespace ptxbench::service {
 
 request_refusal request_refusal::bad_request(std::string detail) {
-  for (char& c : detail)
-    if (c == '\n' || c == '\r') c = ' ';
-  return {400, std::move(detail), {}};
+  return {400, ptxbench::one_line(std::move(detail)), {}};
 }
 
 request_refusal request_refusal::invalid(std::vector<field_problem> fields) { return {422, "", std::move(fields)}; }

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "core/build_info.h"
+#include "core/text.h"
 #include "service/environment.h"
 #include "service/queue_view.h"
 #include "queue/content_key.h"
@@ -36,10 +37,7 @@ const ptxbench::task* task_named(const suite& s, const std::string& name) { retu
 }  // namespace
 
 api_response error_response(int status, const std::string& detail) {
-  std::string one_line = detail;
-  for (char& c : one_line)
-    if (c == '\n' || c == '\r') c = ' ';
-  return json_response({{"detail", one_line}}, status);
+  return json_response({{"detail", ptxbench::one_line(detail)}}, status);
 }
 
 api_response refusal_response(const request_refusal& r) {
