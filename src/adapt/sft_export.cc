@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <cstdio>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
@@ -183,11 +184,140 @@ struct editor_checkpoint {
   }
 };
 
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  return std::string(trim(s));
-}
+// What the editor made of a row it kept: the edited rationale, the row's token count with it, and the
+// record for the row's metadata.
+struct edited_row {
+  std::string rationale;
+  std::size_t tokens = 0;
+  ordered_json record;
+};
+
+using row_counter = std::function<result<std::size_t>(const draft&, const std::string&)>;
+
+// The editor over one export (upstream's Fixit stage 01): its checkpoint and its tallies.
+struct editor_run {
+  const export_options& o;
+  editor_checkpoint checkpoint;
+  int needed = 0, edited = 0, dropped = 0, tag_rows = 0, over_rows = 0, reused = 0, asked = 0, call_failed = 0;
+  ordered_json call_errors = ordered_json::array();  // the first few failed calls
+  static constexpr std::size_t k_call_errors_kept = 5;
+
+  // The reply for this prompt: from the checkpoint, else asked once and checkpointed. A failed call
+  // is a problem (the row is dropped, asked again by a re-run); an interruption is an error.
+  result<std::string> reply_for(const draft& d, const rationale_prompt& prompt, std::string* problem) {
+    sha256_builder prompt_hash;
+    prompt_hash.update(prompt.system).update(prompt.user);
+    std::string prompt_sha256 = prompt_hash.hex_digest();
+    std::string rationale_sha256 = sha256_hex(d.rationale);
+    std::string key = editor_checkpoint::key(d.id, rationale_sha256, o.editor_model, prompt_sha256);
+    if (auto hit = checkpoint.replies.find(key); hit != checkpoint.replies.end()) {
+      ++reused;
+      return hit->second;
+    }
+    auto interrupted = [&](const char* when) {
+      return make_error(fmt::format("interrupted {} the editor on row {}; run the same command again to resume (the "
+                                    "edits so far are kept in {})", when, d.id, checkpoint.path.string()));
+    };
+    if (o.interrupted && o.interrupted()) return interrupted("before");
+    ++asked;
+    auto r = o.edit({d.id, prompt.system, prompt.user, d.attempts});
+    if (!r) {
+      if (o.interrupted && o.interrupted()) return interrupted("during");
+      std::string message(trim(one_line(r.err().message)));
+      ++call_failed;
+      if (call_errors.size() < k_call_errors_kept) call_errors.push_back({{"id", d.id}, {"error", message}});
+      std::fprintf(stderr, "warning: the editor call for row %s failed (%s); the row is dropped as editor_failed "
+                   "and asked again when the same command runs again\n", d.id.c_str(), message.c_str());
+      *problem = "the call failed: " + message;
+      return std::string();
+    }
+    ordered_json line = {{"format", k_editor_checkpoint_format}, {"id", d.id}, {"model", o.editor_model},
+                         {"rationale_sha256", rationale_sha256}, {"prompt_sha256", prompt_sha256},
+                         {"reply_sha256", sha256_hex(*r)}, {"reply", *r}};
+    if (auto st = checkpoint.append(line); !st) return st.err();
+    checkpoint.replies.emplace(key, *r);
+    return std::move(*r);
+  }
+
+  // Why an edit cannot replace the rationale ("" when it can); sets `tokens` to the row's count with it.
+  result<std::string> judge(const draft& d, const std::string& edit, const token_counter& counter,
+                            const row_counter& count_with, ordered_json& record, std::size_t& tokens) const {
+    if (edit.empty()) return std::string("an empty reply");
+    for (const char* m : {k_rationale_open, k_rationale_close, "<think>", "</think>"})
+      if (edit.find(m) != std::string::npos) return "still contains " + std::string(m);
+    for (const auto& r : counter.reserved())
+      if (edit.find(r) != std::string::npos) return "contains " + r;
+    auto after = count_with(d, edit);
+    if (!after) return after.err().with_context(fmt::format("row {}", d.id));
+    record["tokens_after"] = *after;
+    if (*after > o.max_tokens) return fmt::format("still {} tokens, limit {}", *after, o.max_tokens);
+    tokens = *after;
+    return std::string();
+  }
+
+  // A row whose rationale has leftover tags or whose rendering (n tokens) is over the limit, edited
+  // once: the edited row, or nullopt when it is dropped (editor_failed).
+  result<std::optional<edited_row>> edit(const draft& d, bool tags, bool over, std::size_t n,
+                                         const token_counter& counter, const row_counter& count_with) {
+    ++needed;
+    if (tags) ++tag_rows;
+    if (over) ++over_rows;
+    auto fixed = count_with(d, "x");
+    if (!fixed) return fixed.err().with_context(fmt::format("row {}", d.id));
+    // The length asked for: the same, or (over the limit) what the limit leaves less the headroom, in
+    // characters at the rationale's own characters per token.
+    std::size_t reasoning_tokens = std::max<std::size_t>(1, n > *fixed ? n - *fixed : 0);
+    std::size_t len = utf8_length(d.rationale);
+    std::size_t max_chars = len;
+    bool room = true;
+    if (over) {
+      std::size_t used = *fixed + k_editor_safety_tokens;
+      room = o.max_tokens > used;
+      std::size_t available = room ? o.max_tokens - used : 0;
+      double per_token = static_cast<double>(len) / static_cast<double>(reasoning_tokens);
+      std::size_t max_tok = std::min(reasoning_tokens, available);
+      max_chars = std::max<std::size_t>(1, std::min(len, static_cast<std::size_t>(static_cast<double>(max_tok) * per_token)));
+    }
+    std::size_t min_chars = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(static_cast<double>(max_chars) * k_editor_min_ratio)));
+    ordered_json record = {{"issues", ordered_json::array()}, {"model", o.editor_model}, {"chars_before", len},
+                           {"tokens_before", n}, {"asked_chars", {min_chars, max_chars}}};
+    if (tags) record["issues"].push_back("reasoning_tags");
+    if (over) record["issues"].push_back("over_max_tokens");
+    auto drop = [&] {
+      ++dropped;
+      return std::optional<edited_row>();
+    };
+    if (!room) return drop();  // the prompt and kernel alone leave no room under the limit
+    if (!o.edit)
+      return make_error(fmt::format("row {} needs the editor ({}) but no editor model is set; name one "
+                                    "(--editor-model) or pass --no-editor to drop such rows",
+                                    d.id, record["issues"].dump()));
+    std::string problem;
+    auto reply = reply_for(d, make_editor_prompt(d.rationale, {tags, over}, min_chars, max_chars), &problem);
+    if (!reply) return reply.err();
+    if (!problem.empty()) return drop();
+    std::string candidate = read_editor_reply(*reply);
+    record["reply_sha256"] = sha256_hex(*reply);
+    std::size_t tokens = n;
+    auto why = judge(d, candidate, counter, count_with, record, tokens);
+    if (!why) return why.err();
+    if (!why->empty()) return drop();
+    ++edited;
+    record["chars_after"] = utf8_length(candidate);
+    return std::optional<edited_row>(edited_row{std::move(candidate), tokens, std::move(record)});
+  }
+
+  [[nodiscard]] ordered_json manifest(bool enabled) const {
+    return {{"enabled", enabled}, {"model", enabled ? ordered_json(o.editor_model) : ordered_json(nullptr)},
+            {"rows_needing_edit", needed}, {"edited", edited}, {"dropped", dropped},
+            {"asked", asked}, {"reused", reused}, {"call_failed", call_failed},
+            {"call_errors", call_errors},
+            {"checkpoint", enabled ? ordered_json(checkpoint.path.string()) : ordered_json(nullptr)},
+            {"checkpoint_torn_tail_ignored", checkpoint.torn_tail_ignored},
+            {"issues", {{"reasoning_tags", tag_rows}, {"over_max_tokens", over_rows}}},
+            {"safety_tokens", k_editor_safety_tokens}, {"min_target_ratio", k_editor_min_ratio}};
+  }
+};
 
 }  // namespace
 
@@ -337,14 +467,10 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
   for (const auto& [k, v] : per_definition) rows_in += v.in;
   // Measure, edit, filter, validate.
   const bool editing = o.editor.value_or(o.format == "fixit");
-  int edit_needed = 0, edited = 0, edit_dropped = 0, edit_tags = 0, edit_over = 0;
-  int edit_reused = 0, edit_asked = 0, call_failed = 0;
-  ordered_json call_errors = ordered_json::array();  // the first few failed calls
-  constexpr std::size_t k_call_errors_kept = 5;
-  editor_checkpoint checkpoint;
-  checkpoint.path = editor_checkpoint_path(out);
+  editor_run editor{o};
+  editor.checkpoint.path = editor_checkpoint_path(out);
   if (editing)
-    if (auto st = checkpoint.load(); !st) return st.err();
+    if (auto st = editor.checkpoint.load(); !st) return st.err();
   auto count_with = [&](const draft& d, const std::string& rationale) -> result<std::size_t> {
     auto m = composed(d, rationale);
     if (o.normalize) m = prompts::template_contents(counter->template_kind(), m);
@@ -374,100 +500,16 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
       continue;
     }
     if (tags || over) {
-      ++edit_needed;
-      if (tags) ++edit_tags;
-      if (over) ++edit_over;
-      auto fixed = count_with(d, "x");
-      if (!fixed) return fixed.err().with_context(fmt::format("row {}", d.id));
-      std::size_t reasoning_tokens = std::max<std::size_t>(1, *n > *fixed ? *n - *fixed : 0);
-      std::size_t len = utf8_length(d.rationale);
-      std::size_t max_chars = len;
-      bool room = true;
-      if (over) {
-        std::size_t used = *fixed + k_editor_safety_tokens;
-        room = o.max_tokens > used;
-        std::size_t available = room ? o.max_tokens - used : 0;
-        double per_token = static_cast<double>(len) / static_cast<double>(reasoning_tokens);
-        std::size_t max_tok = std::min(reasoning_tokens, available);
-        max_chars = std::max<std::size_t>(1, std::min(len, static_cast<std::size_t>(static_cast<double>(max_tok) * per_token)));
-      }
-      std::size_t min_chars = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(static_cast<double>(max_chars) * k_editor_min_ratio)));
-      ordered_json record = {{"issues", ordered_json::array()}, {"model", o.editor_model}, {"chars_before", len},
-                             {"tokens_before", *n}, {"asked_chars", {min_chars, max_chars}}};
-      if (tags) record["issues"].push_back("reasoning_tags");
-      if (over) record["issues"].push_back("over_max_tokens");
-      std::string problem;
-      std::string candidate;
-      std::optional<std::string> reply;
-      if (!room) {
-        problem = "the prompt and kernel alone leave no room under the token limit";
-      } else {
-        if (!o.edit)
-          return make_error(fmt::format("row {} needs the editor ({}) but no editor model is set; name one "
-                                        "(--editor-model) or pass --no-editor to drop such rows",
-                                        d.id, record["issues"].dump()));
-        auto prompt = make_editor_prompt(d.rationale, {tags, over}, min_chars, max_chars);
-        sha256_builder prompt_hash;
-        prompt_hash.update(prompt.system).update(prompt.user);
-        std::string prompt_sha256 = prompt_hash.hex_digest();
-        std::string rationale_sha256 = sha256_hex(d.rationale);
-        std::string key = editor_checkpoint::key(d.id, rationale_sha256, o.editor_model, prompt_sha256);
-        if (auto hit = checkpoint.replies.find(key); hit != checkpoint.replies.end()) {
-          reply = hit->second;
-          ++edit_reused;
-        } else {
-          if (o.interrupted && o.interrupted())
-            return make_error(fmt::format("interrupted before the editor on row {}; run the same command again to resume "
-                                          "(the edits so far are kept in {})", d.id, checkpoint.path.string()));
-          ++edit_asked;
-          auto r = o.edit({d.id, prompt.system, prompt.user, d.attempts});
-          if (!r) {
-            if (o.interrupted && o.interrupted())
-              return make_error(fmt::format("interrupted during the editor on row {}; run the same command again to "
-                                            "resume (the edits so far are kept in {})", d.id, checkpoint.path.string()));
-            std::string message = one_line(r.err().message);
-            ++call_failed;
-            if (call_errors.size() < k_call_errors_kept) call_errors.push_back({{"id", d.id}, {"error", message}});
-            std::fprintf(stderr, "warning: the editor call for row %s failed (%s); the row is dropped as editor_failed "
-                         "and asked again when the same command runs again\n", d.id.c_str(), message.c_str());
-            problem = "the call failed: " + message;
-          } else {
-            ordered_json line = {{"format", k_editor_checkpoint_format}, {"id", d.id}, {"model", o.editor_model},
-                                 {"rationale_sha256", rationale_sha256}, {"prompt_sha256", prompt_sha256},
-                                 {"reply_sha256", sha256_hex(*r)}, {"reply", *r}};
-            if (auto st = checkpoint.append(line); !st) return st.err();
-            checkpoint.replies.emplace(key, *r);
-            reply = std::move(*r);
-          }
-        }
-      }
-      if (problem.empty() && room) {
-        candidate = read_editor_reply(*reply);
-        record["reply_sha256"] = sha256_hex(*reply);
-        if (candidate.empty()) problem = "an empty reply";
-        for (std::string m : {std::string(k_rationale_open), std::string(k_rationale_close), std::string("<think>"),
-                              std::string("</think>")})
-          if (problem.empty() && candidate.find(m) != std::string::npos) problem = "still contains " + m;
-        for (const auto& r : counter->reserved())
-          if (problem.empty() && candidate.find(r) != std::string::npos) problem = "contains " + r;
-        if (problem.empty()) {
-          auto after = count_with(d, candidate);
-          if (!after) return after.err().with_context(fmt::format("row {}", d.id));
-          record["tokens_after"] = *after;
-          if (*after > o.max_tokens) problem = fmt::format("still {} tokens, limit {}", *after, o.max_tokens);
-          else n = *after;
-        }
-      }
-      if (!problem.empty()) {
+      auto kept = editor.edit(d, tags, over, *n, *counter, count_with);
+      if (!kept) return kept.err();
+      if (!*kept) {
         tokens_all.push_back(*n);
-        ++edit_dropped;
         dropped["editor_failed"] += 1;
         continue;
       }
-      ++edited;
-      record["chars_after"] = utf8_length(candidate);
-      d.rationale = candidate;
-      d.metadata["editor"] = record;
+      n = (*kept)->tokens;
+      d.rationale = std::move((*kept)->rationale);
+      d.metadata["editor"] = std::move((*kept)->record);
     }
     tokens_all.push_back(*n);
     d.messages = composed(d, d.rationale);
@@ -500,7 +542,7 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
   }
   if (o.interrupted && o.interrupted())
     return make_error(fmt::format("interrupted; nothing written; run the same command again to resume (the edits so far "
-                                  "are kept in {})", checkpoint.path.string()));
+                                  "are kept in {})", editor.checkpoint.path.string()));
   std::sort(lines.begin(), lines.end());
   std::string text;
   if (o.shuffle_seed) {
@@ -536,14 +578,7 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
       {"order", o.shuffle_seed ? ordered_json({{"sorted_by", "id"}, {"shuffle", "python random.Random(seed).shuffle"},
                                                {"shuffle_seed", *o.shuffle_seed}})
                                : ordered_json("by id")},
-      {"editor", {{"enabled", editing}, {"model", editing ? ordered_json(o.editor_model) : ordered_json(nullptr)},
-                  {"rows_needing_edit", edit_needed}, {"edited", edited}, {"dropped", edit_dropped},
-                  {"asked", edit_asked}, {"reused", edit_reused}, {"call_failed", call_failed},
-                  {"call_errors", call_errors},
-                  {"checkpoint", editing ? ordered_json(checkpoint.path.string()) : ordered_json(nullptr)},
-                  {"checkpoint_torn_tail_ignored", checkpoint.torn_tail_ignored},
-                  {"issues", {{"reasoning_tags", edit_tags}, {"over_max_tokens", edit_over}}},
-                  {"safety_tokens", k_editor_safety_tokens}, {"min_target_ratio", k_editor_min_ratio}}},
+      {"editor", editor.manifest(editing)},
       {"counts", {{"in", rows_in}, {"out", lines.size()}, {"dropped", d},
                   {"per_definition", tallies(per_definition)}, {"per_error_type", tallies(per_type)}}},
       {"length_stats", {{"tokens_exported", stats(tokens_kept)}, {"tokens_measured", stats(tokens_all)},
