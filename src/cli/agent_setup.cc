@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "agent/provider_factory.h"
 #include "eval/fake_evaluator.h"
 #include "cli/gpu_presence.h"
 #include "cli/prompt_source.h"
@@ -64,6 +65,12 @@ result<resolved_model> resolve_model_choice(const model_choice& c, const context
   if (!key) return key.err();
   if (c.stream) model->stream = true;
   return resolved_model{std::move(*model), std::move(*key)};
+}
+
+result<std::unique_ptr<agent::provider>> model_provider(const resolved_model& m, const std::atomic<bool>* cancel) {
+  agent::provider_options popts;
+  popts.cancel = cancel;
+  return agent::make_provider(m.spec, m.key, popts);
 }
 
 bool is_service_url(const std::string& evaluator) { return evaluator.rfind("http://", 0) == 0; }

@@ -5,6 +5,7 @@
 // prompts, and Ctrl-C.
 
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -34,6 +35,10 @@ struct resolved_model {
 
 /// Resolves the model and reads its key from the environment. Errors are one line.
 result<resolved_model> resolve_model_choice(const model_choice& c, const context& ctx);
+
+/// The provider that calls `m` (HTTP, or a replay file); `cancel` (the interrupt flag) stops its
+/// retries and transfers.
+result<std::unique_ptr<agent::provider>> model_provider(const resolved_model& m, const std::atomic<bool>* cancel);
 
 /// The evaluator per slot: "pipeline" (slot i evaluates on GPU i), a PTXBench service URL
 /// http://HOST:PORT (evaluations queued there; token_file: its bearer token), or "fake" (tests only).

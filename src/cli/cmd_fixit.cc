@@ -99,9 +99,7 @@ exit_status repair_command(const repair_args& a, const context& ctx) {
   auto factory = evaluator_factory_for(a.eval.evaluator, a.eval.fake_delay_ms, ctx);
   if (!factory) return report_error(factory.err().message, exit_status::usage);
   const std::atomic<bool>* interrupted = install_interrupt_handler();
-  agent::provider_options popts;
-  popts.cancel = interrupted;
-  auto llm = agent::make_provider(resolved->spec, resolved->key, popts);
+  auto llm = model_provider(*resolved, interrupted);
   if (!llm) return report_error(llm.err().message, exit_status::usage);
   agent::sweep_services s;
   s.tasks = &*tasks;

@@ -3,13 +3,10 @@
 //   notes check NOTES.jsonl                                  validates a notes file and summarises it
 //   notes schema                                             prints the JSON Schema a note must fit
 #include <atomic>
-#include <csignal>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
-#include "agent/model_config.h"
-#include "agent/provider_factory.h"
+#include "cli/agent_setup.h"
 #include "cli/commands.h"
 #include "supervision/note_collect.h"
 #include "supervision/note_schema.h"
@@ -19,12 +16,6 @@
 namespace ptxbench::cli {
 namespace {
 
-std::atomic<bool> g_notes_interrupted{false};
-
-extern "C" void on_notes_signal(int) {
-  if (g_notes_interrupted.exchange(true)) std::_Exit(130);
-}
-
 struct notes_collect_args {
   std::string pairs, model, models_file, base_url, out;
   int max_attempts = 3, parallel = 4;
@@ -32,42 +23,25 @@ struct notes_collect_args {
   uint64_t seed = 0;
 };
 
-std::optional<std::string> env_value(const std::string& name) {
-  const char* v = std::getenv(name.c_str());
-  return v && *v ? std::optional<std::string>(v) : std::nullopt;
-}
-
 exit_status run_collect(const notes_collect_args& a, const context& ctx) {
   if (a.out.empty()) return report_error("--out: give the notes file to write (NOTES.jsonl)", exit_status::usage);
   auto pairs = supervision::read_pairs(a.pairs);
   if (!pairs) return report_error(pairs.err().message, exit_status::usage);
-  agent::model_catalog catalog;
-  auto models_path = a.models_file.empty() ? ctx.root / "configs" / "models.json" : std::filesystem::path(a.models_file);
-  if (std::filesystem::exists(models_path) || !a.models_file.empty()) {
-    auto loaded = agent::load_model_catalog(models_path);
-    if (!loaded) return report_error(loaded.err().message, exit_status::usage);
-    catalog = std::move(*loaded);
-  }
-  auto model = agent::resolve_model(a.model, catalog, a.base_url);
-  if (!model) return report_error(model.err().message, exit_status::usage);
-  auto key = agent::resolve_environment(*model, env_value, !a.base_url.empty());
-  if (!key) return report_error(key.err().message, exit_status::usage);
-  std::signal(SIGINT, on_notes_signal);
-  std::signal(SIGTERM, on_notes_signal);
-  agent::provider_options popts;
-  popts.cancel = &g_notes_interrupted;
-  auto teacher = agent::make_provider(*model, *key, popts);
+  auto resolved = resolve_model_choice({a.model, a.models_file, a.base_url, false}, ctx);
+  if (!resolved) return report_error(resolved.err().message, exit_status::usage);
+  const std::atomic<bool>* interrupted = install_interrupt_handler();
+  auto teacher = model_provider(*resolved, interrupted);
   if (!teacher) return report_error(teacher.err().message, exit_status::usage);
   supervision::collect_options o;
   o.out = a.out;
   o.max_attempts = a.max_attempts;
   o.parallel = a.parallel;
-  o.teacher = model->name;
+  o.teacher = resolved->spec.name;
   o.retry_rejected = a.retry_rejected;
   o.seed = a.seed;
   supervision::collect_services s;
   s.teacher = teacher->get();
-  s.interrupt = &g_notes_interrupted;
+  s.interrupt = interrupted;
   s.log = a.quiet ? nullptr : stderr;
   auto out = supervision::collect_notes(pairs->pairs, pairs->task_prompts, o, s);
   if (!out) return report_error(out.err().message, exit_status::usage);

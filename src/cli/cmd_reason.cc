@@ -37,9 +37,7 @@ exit_status reason_command(reason_args a, const context& ctx, const std::string&
   else a.sampling = {a.temperature, a.top_p};
   adapt::apply_teacher_sampling(resolved->spec, a.sampling);
   const std::atomic<bool>* interrupted = install_interrupt_handler();
-  agent::provider_options popts;
-  popts.cancel = interrupted;
-  auto llm = agent::make_provider(resolved->spec, resolved->key, popts);
+  auto llm = model_provider(*resolved, interrupted);
   if (!llm) return report_error(llm.err().message, exit_status::usage);
   adapt::reason_options o;
   o.source_dir = a.source;

@@ -85,7 +85,6 @@ exit_status run_command(run_args a, const context& ctx) {
   auto resolved = resolve_model_choice({a.model, a.models_file, a.base_url, a.stream}, ctx);
   if (!resolved) return report_error(resolved.err().message, exit_status::usage);
   auto* model = &resolved->spec;
-  auto* key = &resolved->key;
   auto policy = agent::parse_history_policy(a.history);
   if (!policy) return report_error(fmt::format("--history {}: expected full, latest-pair or budget", a.history), exit_status::usage);
   if (*policy == agent::history_policy::budget && a.context_budget <= 0 && !model->context_window_tokens)
@@ -166,9 +165,7 @@ exit_status run_command(run_args a, const context& ctx) {
                  model->replay_file.c_str(), *replay_clamp, *replay_clamp);
 
   const std::atomic<bool>* interrupted = install_interrupt_handler();
-  agent::provider_options popts;
-  popts.cancel = interrupted;
-  auto llm = agent::make_provider(*model, *key, popts);
+  auto llm = model_provider(*resolved, interrupted);
   if (!llm) return report_error(llm.err().message, exit_status::usage);
   s.llm = llm->get();
   s.make_evaluator = *factory;

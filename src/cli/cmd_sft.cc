@@ -49,9 +49,7 @@ result<std::pair<resolved_model, std::unique_ptr<agent::provider>>> teacher(
   auto resolved = resolve_model_choice({model, models_file, "", stream}, ctx);
   if (!resolved) return resolved.err();
   if (sampling) adapt::apply_teacher_sampling(resolved->spec, *sampling);
-  agent::provider_options popts;
-  popts.cancel = cancel;
-  auto llm = agent::make_provider(resolved->spec, resolved->key, popts);
+  auto llm = model_provider(*resolved, cancel);
   if (!llm) return llm.err();
   return std::make_pair(std::move(*resolved), std::move(*llm));
 }
