@@ -65,7 +65,6 @@ constexpr int kD = 128;          // head dimension
 constexpr int kBM = 128;         // query rows per tile (2 consumer warpgroups x 64)
 constexpr int kBN = 128;         // keys per KV tile
 constexpr int kStages = 2;       // K/V ring depth
-constexpr int kHeadGroup = 4;    // heads per scheduling group
 constexpr int kThreads = 384;
 constexpr int kProducerRegs = 24, kConsumerRegs = 240;
 static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536, "register budget of one SM");
@@ -94,7 +93,8 @@ constexpr float kLn2 = 0.6931471805599453f;
 __device__ int g_tile_counter;
 
 // ---- layout helpers (begin) ----
-// Pure index math (no device intrinsics), shared by the kernel and the host-side checks.
+// Pure index math (no device intrinsics), checked on the CPU by bench/eval/kernel_selftest/layout_check.cc.
+constexpr int kHeadGroup = 4;  // heads per scheduling group
 // Byte offset, inside the Q tile, of the 64 x 64 box (consumer c, d block b): [c][b][64][64] bf16.
 __host__ __device__ constexpr uint32_t q_box_offset(int c, int b) { return uint32_t(c) * 16384u + uint32_t(b) * 8192u; }
 // Byte offset of the start of k16 step kk (0..7, d = 16kk..16kk+15) inside a K-major operand stored as
