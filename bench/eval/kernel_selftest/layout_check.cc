@@ -316,6 +316,67 @@ void check_wgmma_fwd() {
         }
 }
 
+// examples/reference/mha_fwd.cu (and its causal copy): TMA boxes -> wgmma descriptors of Q, K and
+// V (V as the MN-major B of P V), and the tile scheduler's order.
+void check_mha_fwd_ref() {
+  const char* name = "reference/mha_fwd.cu";
+  namespace h = mha_fwd_ref;
+  // Q: box (c, b) = rows 64c.., d 64b.. lands at q_box_offset(c, b); consumer c's A operand of k-step
+  // kk starts at q_box_offset(c, 0) + kmajor_step_offset(kk, 8192).
+  smem_map q, k, v;
+  for (int row = 0; row < 128; ++row)
+    for (int d = 0; d < 128; ++d) {
+      put(q, tma_sw128_write(h::q_box_offset(row / 64, d / 64), row % 64, d % 64), 0, row, d, name);
+      put(k, tma_sw128_write(uint32_t(d / 64) * 16384u, row, d % 64), 0, row, d, name);  // row = key
+      put(v, tma_sw128_write(uint32_t(d / 64) * 16384u, row, d % 64), 0, row, d, name);
+    }
+  CHECK(q.rbegin()->first < 32768u && k.rbegin()->first < 32768u, "%s: tile larger than 32 KiB", name);
+  for (int c = 0; c < 2; ++c)
+    for (int kk = 0; kk < 8; ++kk)
+      for (int row = 0; row < 64; ++row)
+        for (int e = 0; e < 16; ++e)
+          CHECK(holds(q, desc_sw128_read(h::q_box_offset(c, 0) + h::kmajor_step_offset(kk, 8192), row, e), 0, 64 * c + row,
+                      16 * kk + e),
+                "%s: Q operand c %d kk %d row %d k %d", name, c, kk, row, e);
+  // K: B operand of S = Q K^T, N = 128 keys, K-major, SBO 1024 over all 16 8-row groups.
+  for (int kk = 0; kk < 8; ++kk)
+    for (int key = 0; key < 128; ++key)
+      for (int e = 0; e < 16; ++e)
+        CHECK(holds(k, desc_sw128_read(h::kmajor_step_offset(kk, 16384), key, e), 0, key, 16 * kk + e),
+              "%s: K operand kk %d key %d k %d", name, kk, key, e);
+  // V: MN-major B of O += P V (TransB = 1, 128-byte swizzle): element (k = key, n = d) is read at
+  // start + (n / 64) * LBO + (k / 8) * SBO + (k % 8) * 128 + 2 * (n % 64), swizzled; LBO = 16384 (the
+  // distance of the two 64-wide d blocks), SBO = 1024.
+  for (int kk = 0; kk < 8; ++kk)
+    for (int e = 0; e < 16; ++e)
+      for (int d = 0; d < 128; ++d) {
+        const uint32_t a = h::v_step_offset(kk) + uint32_t(d / 64) * 16384u + uint32_t(e / 8) * 1024u +
+                           uint32_t(e % 8) * 128u + 2u * uint32_t(d % 64);
+        CHECK(holds(v, swizzle128(a), 0, 16 * kk + e, d), "%s: V operand kk %d key %d d %d", name, kk, e, d);
+      }
+  // Scheduler: every (query tile, head) exactly once; causal: longest first inside a head group.
+  for (int n_q : {1, 2, 5, 32})
+    for (int bh : {1, 3, 4, 6, 13, 192})
+      for (bool causal : {false, true}) {
+        std::set<std::pair<int, int>> seen;
+        int last_group = -1, last_qt = 1 << 30;
+        for (int t = 0; t < n_q * bh; ++t) {
+          const h::tile_coord tc = h::tile_of(t, n_q, bh, causal);
+          CHECK(tc.qt >= 0 && tc.qt < n_q && tc.bh >= 0 && tc.bh < bh, "%s: tile %d -> (%d, %d) out of range", name, t,
+                tc.qt, tc.bh);
+          seen.insert({tc.qt, tc.bh});
+          const int group = tc.bh / h::kHeadGroup;
+          if (group != last_group) last_qt = 1 << 30;
+          if (causal) CHECK(tc.qt <= last_qt, "%s: causal order not longest first at t %d", name, t);
+          last_group = group;
+          last_qt = tc.qt;
+          CHECK(h::kv_tiles_of(tc.qt, n_q, causal) == (causal ? tc.qt + 1 : n_q), "%s: kv tiles", name);
+        }
+        CHECK(int(seen.size()) == n_q * bh, "%s: scheduler n_q %d bh %d causal %d is not a bijection", name, n_q, bh,
+              causal ? 1 : 0);
+      }
+}
+
 }  // namespace
 
 int main() {
@@ -325,6 +386,7 @@ int main() {
   check_wgmma_gemm();
   check_tma_pipelined();
   check_wgmma_fwd();
+  check_mha_fwd_ref();
   std::printf("layout_check: %d checks, %d failures\n", g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
 }
