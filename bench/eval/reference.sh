@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Issue 30 on a Hopper GPU: each reference kernel of examples/reference/manifest.json evaluated three
+# Issue 30 on a Hopper GPU: each reference kernel of examples/reference/manifest.json first through its
+# GPU correctness test (the manifest's `test`, an executable of tests/gpu: small and ragged shapes against
+# a host reference, a hang failing after 20 s; a kernel whose test fails is not timed), then evaluated three
 # times in one harness (`ptxbench eval F F F --out`), its verdicts checked against the goal of its task
 # (passed, target-correct, the median speedup at least the goal). About 1 min per kernel.
 # Results in bench/results/<gpu>/reference/ ($OUT/reference.tar.gz): <task>.json (the verdicts, what
-# `ptxbench metrics --ceiling` reads), <task>.txt (eval's output), summary.txt (one line per evaluation:
+# `ptxbench metrics --ceiling` reads), <task>.txt (eval's output), <task>.test.txt (the correctness test's output), summary.txt (one line per evaluation:
 # status, target verdict, coverage, speedup with its 95 % interval; PASS/FAIL per kernel).
 # Usage on the GPU host: PTXBENCH_BIN=$PWD/.carry/bin bench/eval/reference.sh   (or with build/bin)
 set -uo pipefail
@@ -11,13 +13,26 @@ source "$(dirname "$0")/../lib/env.sh"
 bench_gpu reference
 cd "$ROOT" || exit 2
 M=examples/reference/manifest.json
-mapfile -t KERNELS < <(python3 -c 'import json,sys; [print(k["file"], k["task"]) for k in json.load(open(sys.argv[1]))["kernels"]]' "$M")
+mapfile -t KERNELS < <(python3 -c 'import json,sys; [print(k["file"], k["task"], k.get("test", "-")) for k in json.load(open(sys.argv[1]))["kernels"]]' "$M")
 if [ ${#KERNELS[@]} -eq 0 ]; then
   bench_check "examples/reference/ holds a reference kernel (none yet: see examples/reference/README.md)" 1
   bench_done
 fi
 for entry in "${KERNELS[@]}"; do
-  read -r file task <<< "$entry"
+  read -r file task test <<< "$entry"
+  if [ "$test" != "-" ]; then
+    if [ ! -x "$BIN/$test" ]; then
+      echo "  $task: correctness test $test is not in $BIN (build it: cmake --build build --target $test)" | tee -a "$RESULTS/summary.txt"
+      bench_check "$task: correctness test $test ran" 1
+      continue
+    fi
+    echo "== $task: $test"
+    timeout 120 "$BIN/$test" > "$RESULTS/$task.test.txt" 2>&1
+    rc=$?
+    echo "  $task: correctness test $test exit $rc ($(grep -cE '^\[       OK \]' "$RESULTS/$task.test.txt") passed, $(grep -cE '^\[  FAILED  \]' "$RESULTS/$task.test.txt") failed lines)" | tee -a "$RESULTS/summary.txt"
+    bench_check "$task: correctness test $test passed" "$rc"
+    [ "$rc" -eq 0 ] || continue
+  fi
   echo "== $task: examples/reference/$file x3"
   timeout 400 "$BIN/ptxbench" eval "examples/reference/$file" "examples/reference/$file" "examples/reference/$file" \
     --task "$task" --target "$PTXBENCH_TARGET" --out "$RESULTS/$task.json" > "$RESULTS/$task.txt" 2>&1
