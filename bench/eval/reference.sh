@@ -7,13 +7,23 @@
 # Results in bench/results/<gpu>/reference/ ($OUT/reference.tar.gz): <task>.json (the verdicts, what
 # `ptxbench metrics --ceiling` reads), <task>.txt (eval's output), <task>.test.txt (the correctness test's output), summary.txt (one line per evaluation:
 # status, target verdict, coverage, speedup with its 95 % interval; PASS/FAIL per kernel).
-# Usage on the GPU host: PTXBENCH_BIN=$PWD/.carry/bin bench/eval/reference.sh   (or with build/bin)
+# Usage on the GPU host: PTXBENCH_BIN=$PWD/.carry/bin bench/eval/reference.sh [TASK...]   (or with build/bin;
+# TASKs: only the kernels of these tasks, e.g. a new kernel's first run)
 set -uo pipefail
 source "$(dirname "$0")/../lib/env.sh"
 bench_gpu reference
 cd "$ROOT" || exit 2
 M=examples/reference/manifest.json
 mapfile -t KERNELS < <(python3 -c 'import json,sys; [print(k["file"], k["task"], k.get("test", "-")) for k in json.load(open(sys.argv[1]))["kernels"]]' "$M")
+if [ $# -gt 0 ]; then
+  chosen=()
+  for entry in "${KERNELS[@]}"; do
+    read -r _ task _ <<< "$entry"
+    for want in "$@"; do [ "$task" = "$want" ] && chosen+=("$entry"); done
+  done
+  [ ${#chosen[@]} -eq $# ] || { echo "reference.sh: some of '$*' name no kernel of $M" >&2; exit 2; }
+  KERNELS=("${chosen[@]}")
+fi
 if [ ${#KERNELS[@]} -eq 0 ]; then
   bench_check "examples/reference/ holds a reference kernel (none yet: see examples/reference/README.md)" 1
   bench_done
@@ -27,7 +37,7 @@ for entry in "${KERNELS[@]}"; do
       continue
     fi
     echo "== $task: $test"
-    timeout 120 "$BIN/$test" > "$RESULTS/$task.test.txt" 2>&1
+    timeout 90 "$BIN/$test" > "$RESULTS/$task.test.txt" 2>&1
     rc=$?
     echo "  $task: correctness test $test exit $rc ($(grep -cE '^\[       OK \]' "$RESULTS/$task.test.txt") passed, $(grep -cE '^\[  FAILED  \]' "$RESULTS/$task.test.txt") failed lines)" | tee -a "$RESULTS/summary.txt"
     bench_check "$task: correctness test $test passed" "$rc"
