@@ -6,8 +6,8 @@
 // setmaxnreg and TMA-store patterns. It needed nothing beyond the pack (wgmma with TransB = 1 and the
 // MN-major descriptor for V, both GPU-tested by tests/gpu/pack_sm90a_wgmma_test.cu, were there).
 //
-// Status: written and statically checked (builds for sm_90a, 0 spill bytes), NOT YET RUN ON A GPU;
-// correctness test: tests/gpu/reference_attention_test.cu. Nothing below is measured.
+// Status: on an H100 (bench/results/h100/reference/, session 6) 1.003x cuDNN plain, 1.014x causal, all gates passed;
+// correctness test: tests/gpu/reference_attention_test.cu. The limits named below are reasoned, not measured.
 //
 // Design:
 //  - Work unit ("tile"): 128 query rows of one (batch, head); S/128 x B*H tiles (6144 for the task).
