@@ -93,7 +93,7 @@ gen_layout_header() {
     local pair
     for pair in plain_tiled:gemm/plain_tiled wgmma_gemm:gemm/wgmma tma_pipelined:gemm/wgmma_tma_pipelined \
                 plain_fwd:attention/plain_fwd wgmma_fwd:attention/wgmma_fwd plain_bwd:attention/plain_bwd \
-                mha_fwd_ref:reference/mha_fwd; do
+                mha_fwd_ref:reference/mha_fwd mha_bwd_ref:reference/mha_bwd; do
       echo "namespace ${pair%%:*} {"
       sed -n '/---- layout helpers (begin) ----/,/---- layout helpers (end) ----/p' "$repo/examples/${pair#*:}.cu"
       echo "}"
@@ -110,11 +110,13 @@ check_copies() {
       echo "copy check: examples/attention/${a}_causal.cu differs from $a.cu beyond the causal flag"; bad=1
     fi
   done
-  # The reference attention forwards: the same file but for the header comment and the causal flag.
+  # The reference attention forwards and backwards: the same file but for the header comment and the causal flag.
   ref_body() { sed '1,/^#include <ptxbench\/abi.h>/d' "$1" | sed -e 's/kCausal = \(true\|false\);/kCausal = CAUSAL;/'; }
-  if ! diff -q <(ref_body "$repo/examples/reference/mha_fwd.cu") <(ref_body "$repo/examples/reference/mha_fwd_causal.cu") >/dev/null; then
-    echo "copy check: examples/reference/mha_fwd_causal.cu differs from mha_fwd.cu beyond the causal flag"; bad=1
-  fi
+  for a in mha_fwd mha_bwd; do
+    if ! diff -q <(ref_body "$repo/examples/reference/$a.cu") <(ref_body "$repo/examples/reference/${a}_causal.cu") >/dev/null; then
+      echo "copy check: examples/reference/${a}_causal.cu differs from $a.cu beyond the causal flag"; bad=1
+    fi
+  done
   region() { sed -n '/---- layout helpers (begin) ----/,/---- layout helpers (end) ----/p' "$1"; }
   for b in wrong_result out_of_bounds hang host_segfault; do
     if ! diff -q <(region "$repo/examples/gemm/plain_tiled.cu") <(region "$repo/examples/gemm/$b.cu") >/dev/null; then

@@ -1,6 +1,6 @@
 // GPU tests of ptxkit/wgmma.cuh (with TMA-loaded operands) on an sm_90a device: every m64nNk16
 // shape family with A from shared memory and from registers, K-major operands in all four
-// swizzle modes, an MN-major (transposed) B, the accumulator -> A-fragment path of attention, a
+// swizzle modes, an MN-major (transposed) B and A, the accumulator -> A-fragment path of attention, a
 // warp-specialised pipeline with setmaxnreg, and the stmatrix + TMA-store epilogue.
 // Inputs are small integers, so every product and sum is exact and results compare with ==.
 #include <ptxkit/fence.cuh>
@@ -150,6 +150,66 @@ TEST_F(PackWgmma, RegisterAN128) { run_wgmma_case<128, swizzle::b128, a_source::
 TEST_F(PackWgmma, RegisterAN256) { run_wgmma_case<256, swizzle::b128, a_source::regs, false>(); }
 TEST_F(PackWgmma, TransposedBN128) { run_wgmma_case<128, swizzle::b128, a_source::smem, true>(); }
 TEST_F(PackWgmma, TransposedBRegisterAN64) { run_wgmma_case<64, swizzle::b128, a_source::regs, true>(); }
+
+// An MN-major (transposed) A from smem, TransA = 1, with an MN-major B (N = 64): the configuration of
+// dQ = dS K in examples/reference/mha_bwd.cu, where A = dS is stored as dS^T [key][query]. A is
+// stored [64 k][64 m] (one 128-byte-swizzled box, 8 K-rows per 1024 bytes), read with the same
+// make_desc_mn_major descriptor as a transposed B, advanced 16 K-rows (2048 bytes) per k16 step.
+__global__ void transposed_a_kernel(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb,
+                                    float* out) {
+  extern __shared__ uint8_t raw[];
+  __shared__ uint64_t bar;
+  uint8_t* sa = align1024(raw);
+  uint8_t* sb = sa + 8192;
+  if (threadIdx.x == 0) {
+    ptxkit::mbar_init(&bar, 1);
+    ptxkit::fence_mbarrier_init();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    ptxkit::mbar_arrive_expect_tx(&bar, 2 * 8192);
+    ptxkit::tma_load_2d(sa, &ta, &bar, 0, 0);
+    ptxkit::tma_load_2d(sb, &tb, &bar, 0, 0);
+  }
+  wait_or_trap(&bar, 0);
+  float d[32];
+  for (int i = 0; i < 32; ++i) d[i] = 12345.f;
+  ptxkit::wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < kK / 16; ++kk)
+    ptxkit::wgmma_m64n64k16_ss<1, 1>(d, ptxkit::desc_advance(ptxkit::make_desc_mn_major<swizzle::b128>(sa, 8192), kk * 2048),
+                                     ptxkit::desc_advance(ptxkit::make_desc_mn_major<swizzle::b128>(sb, 8192), kk * 2048),
+                                     kk > 0);
+  ptxkit::wgmma_commit();
+  ptxkit::wgmma_wait<0>();
+  ptxkit::fence_regs(d);
+  for (int i = 0; i < 32; ++i) out[ptxkit::acc_row(i) * 64 + ptxkit::acc_col(i)] = d[i];
+}
+
+TEST_F(PackWgmma, TransposedATransposedBN64) {
+  const auto at = small_int_matrix(kK * 64, 2, 3), b = small_int_matrix(kK * 64, 2, 4);  // [k][m], [k][n]
+  device_buffer<uint16_t> da(at.size()), db(b.size());
+  device_buffer<float> out(64 * 64);
+  PTXBENCH_CUDA_OK(da.upload(at));
+  PTXBENCH_CUDA_OK(db.upload(b));
+  const CUtensorMap ta = ptxkit::make_tma_2d_bf16(da.ptr, kK, 64, 64, kK, 64, swizzle::b128);
+  const CUtensorMap tb = ptxkit::make_tma_2d_bf16(db.ptr, kK, 64, 64, kK, 64, swizzle::b128);
+  const int smem = 2 * 8192 + 1024;
+  PTXBENCH_CUDA_OK(cudaFuncSetAttribute(transposed_a_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  transposed_a_kernel<<<1, 128, smem>>>(ta, tb, out.ptr);
+  PTXBENCH_CUDA_OK(cudaDeviceSynchronize());
+  std::vector<float> got;
+  PTXBENCH_CUDA_OK(out.download(got));
+  int bad = 0;
+  for (int m = 0; m < 64; ++m)
+    for (int n = 0; n < 64; ++n) {
+      float want = 0;
+      for (int k = 0; k < kK; ++k) want += bf16_value(at[k * 64 + m]) * bf16_value(b[k * 64 + n]);
+      if (got[m * 64 + n] != want && bad++ < 5)
+        ADD_FAILURE() << "C[" << m << "][" << n << "] = " << got[m * 64 + n] << ", want " << want;
+    }
+  EXPECT_EQ(bad, 0);
+}
 
 // Attention's two GEMMs: S = Q K^T (A and B from smem), then P = bf16(S) converted in registers
 // with acc_to_a_frag and O = P V with V [kv][d] as an MN-major B (TransB = 1).

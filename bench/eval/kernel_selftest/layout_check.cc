@@ -377,6 +377,111 @@ void check_mha_fwd_ref() {
       }
 }
 
+// examples/reference/mha_bwd.cu (and its causal copy): TMA boxes -> wgmma descriptors of K, V (A of
+// S^T = K Q^T, dP^T = V dO^T, per consumer c the keys 64c..), Q, dO (K-major B of those, MN-major B of
+// dK += dS^T Q, dV += P^T dO), the dS^T tile (stmatrix writes, MN-major A of dQ = dS K), K as the
+// MN-major B of dQ, the dQ accumulator's register order, and the query-tile order and masking.
+void check_mha_bwd_ref() {
+  const char* name = "reference/mha_bwd.cu";
+  namespace h = mha_bwd_ref;
+  smem_map k, q, ds;
+  for (int key = 0; key < 128; ++key)
+    for (int d = 0; d < 128; ++d) put(k, tma_sw128_write(uint32_t(d / 64) * 16384u, key, d % 64), 0, key, d, name);
+  for (int row = 0; row < 64; ++row)
+    for (int d = 0; d < 128; ++d) put(q, tma_sw128_write(uint32_t(d / 64) * 8192u, row, d % 64), 0, row, d, name);
+  // S^T = K_c Q^T: A = keys 64c + m (K-major over d) at c * 8192 + kmajor_step_offset(kk, 16384).
+  for (int c = 0; c < 2; ++c)
+    for (int kk = 0; kk < 8; ++kk)
+      for (int m = 0; m < 64; ++m)
+        for (int e = 0; e < 16; ++e)
+          CHECK(holds(k, desc_sw128_read(uint32_t(c) * 8192u + h::kmajor_step_offset(kk, 16384), m, e), 0, 64 * c + m,
+                      16 * kk + e),
+                "%s: K operand c %d kk %d row %d k %d", name, c, kk, m, e);
+  // B = Q (N = 64 queries, K-major over d) at kmajor_step_offset(kk, 8192).
+  for (int kk = 0; kk < 8; ++kk)
+    for (int n = 0; n < 64; ++n)
+      for (int e = 0; e < 16; ++e)
+        CHECK(holds(q, desc_sw128_read(h::kmajor_step_offset(kk, 8192), n, e), 0, n, 16 * kk + e),
+              "%s: Q operand kk %d q %d k %d", name, kk, n, e);
+  // dK += dS^T Q: MN-major B (k = query, n = d), LBO 8192 (the two d blocks), SBO 1024.
+  for (int kk = 0; kk < 4; ++kk)
+    for (int e = 0; e < 16; ++e)
+      for (int d = 0; d < 128; ++d) {
+        const uint32_t a = h::mn_step_offset(kk) + uint32_t(d / 64) * 8192u + uint32_t(e / 8) * 1024u +
+                           uint32_t(e % 8) * 128u + 2u * uint32_t(d % 64);
+        CHECK(holds(q, swizzle128(a), 0, 16 * kk + e, d), "%s: Q as MN-major B kk %d q %d d %d", name, kk, e, d);
+      }
+  // dS^T: consumer c's accumulator (row = key 64c + r, col = query) written by stmatrix_acc_bf16<64, b128>
+  // at c * 8192 + swizzle(row * 128 + 2 * col); read as the MN-major A of dQ (m = query, k = key).
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < 128; ++t)
+      for (int r = 0; r < 32; ++r) {
+        const int row = h::acc_row_of(t, r), col = h::acc_col_of(t, r);
+        const rc want = wgmma_d_elem(t, r);
+        CHECK(row == want.r && col == want.c, "%s: acc_row_of/acc_col_of t %d r %d", name, t, r);
+        put(ds, swizzle128(uint32_t(c) * 8192u + uint32_t(row) * 128u + 2u * uint32_t(col)), 0, 64 * c + row, col, name);
+      }
+  for (int kk = 0; kk < 8; ++kk)
+    for (int e = 0; e < 16; ++e)
+      for (int m = 0; m < 64; ++m) {
+        const uint32_t a = h::mn_step_offset(kk) + uint32_t(e / 8) * 1024u + uint32_t(e % 8) * 128u + 2u * uint32_t(m);
+        CHECK(holds(ds, swizzle128(a), 0, 16 * kk + e, m), "%s: dS^T as MN-major A kk %d key %d q %d", name, kk, e, m);
+        // K's d block c as the MN-major B of dQ (k = key, n = d - 64c).
+        for (int c = 0; c < 2; ++c)
+          CHECK(holds(k, swizzle128(uint32_t(c) * 16384u + a), 0, 16 * kk + e, 64 * c + m),
+                "%s: K as MN-major B c %d kk %d key %d d %d", name, c, kk, e, m);
+      }
+  // dQ accumulator: register order is a bijection onto the 4096 floats of a chunk, float4-aligned per
+  // thread, and each warp's k-th float4s are 512 contiguous bytes; chunks tile the [rows][128] view.
+  {
+    std::set<int> seen;
+    for (int t = 0; t < 128; ++t)
+      for (int r = 0; r < 32; ++r) {
+        const int f = h::dq_float(t, r);
+        CHECK(f >= 0 && f < h::kDqChunk && (r % 4 != 0 || f % 4 == 0), "%s: dq_float(%d, %d) = %d", name, t, r, f);
+        if (r % 4 == 0) CHECK(f == h::dq_float(t - t % 32, r) + 4 * (t % 32), "%s: warp float4s not contiguous", name);
+        seen.insert(f);
+      }
+    CHECK(int(seen.size()) == h::kDqChunk, "%s: dq_float is not a bijection", name);
+    CHECK(h::kDqBoxRows * 128 == h::kDqChunk, "%s: box rows", name);
+    for (int n_q : {4, 10, 64})
+      for (int bh = 0; bh < 3; ++bh)
+        for (int qt = 0; qt < n_q; ++qt)
+          for (int c = 0; c < 2; ++c) {
+            const int64_t ch = h::dq_chunk(bh, qt, c, n_q);
+            // the convert kernel's inverse, and rows (chunk * box rows) == the query rows' 128-float rows
+            CHECK(ch % 2 == c && (ch / 2) % n_q == qt && ch / (2 * n_q) == bh, "%s: dq_chunk inverse", name);
+            CHECK(ch * h::kDqBoxRows == (int64_t(bh) * n_q * 64 + qt * 64) + c * 32, "%s: dq chunk rows", name);
+          }
+  }
+  // Query tiles: every KV tile visits each needed tile once; causal skips exactly the fully masked
+  // tiles and masks exactly the tiles that cut the diagonal.
+  for (int n_kv : {1, 2, 5, 32})
+    for (bool causal : {false, true}) {
+      const int n_q = n_kv * 2;
+      for (int j = 0; j < n_kv; ++j) {
+        std::set<int> seen;
+        const int n_it = h::q_tiles_of(j, n_q, causal);
+        for (int it = 0; it < n_it; ++it) {
+          const int qt = h::q_tile_of(j, it, n_q, causal);
+          CHECK(qt >= 0 && qt < n_q, "%s: q tile out of range", name);
+          seen.insert(qt);
+          bool any_masked = false;
+          for (int key = 128 * j; key < 128 * j + 128; ++key)
+            for (int qr = 64 * qt; qr < 64 * qt + 64; ++qr) any_masked |= causal && key > qr;
+          CHECK(any_masked == h::needs_mask(it, causal), "%s: mask flag j %d qt %d", name, j, qt);
+        }
+        CHECK(int(seen.size()) == n_it, "%s: repeated query tile", name);
+        for (int qt = 0; qt < n_q; ++qt) {
+          bool visible = !causal;
+          for (int qr = 64 * qt; qr < 64 * qt + 64 && !visible; ++qr) visible = qr >= 128 * j;
+          CHECK(visible == (seen.count(qt) == 1), "%s: j %d qt %d visited %d, visible %d", name, j, qt,
+                int(seen.count(qt)), visible ? 1 : 0);
+        }
+      }
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -387,6 +492,7 @@ int main() {
   check_tma_pipelined();
   check_wgmma_fwd();
   check_mha_fwd_ref();
+  check_mha_bwd_ref();
   std::printf("layout_check: %d checks, %d failures\n", g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
 }
