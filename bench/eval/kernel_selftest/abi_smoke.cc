@@ -1,7 +1,10 @@
 // CPU-only smoke test of the built example libraries (no GPU needed): each one loads, exports the
-// PTXBench entry points with ABI version 1, rejects a wrong argument count, a wrong dtype and an
-// unsupported shape with a message (before touching the GPU), and host_segfault's run() really dies
-// with SIGSEGV. Usage: abi_smoke LIB_DIR   (libraries named like gemm_plain_tiled.so)
+// PTXBench entry points with the current ABI version (include/ptxbench/abi.h, version 2: the entry
+// takes the stream and returns an error kind plus a message), rejects a wrong argument count
+// (PTXBENCH_ERROR_ARGUMENT_COUNT), a wrong dtype (PTXBENCH_ERROR_DTYPE) and an unsupported shape
+// (any error kind) with a message, before touching the GPU, and host_segfault's run() really dies
+// with SIGSEGV. Every call passes the default stream (nullptr): nothing is launched.
+// Usage: abi_smoke LIB_DIR   (libraries named like gemm_plain_tiled.so)
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -54,6 +57,14 @@ std::vector<ptxbench_tensor> bad_shape_args(kind k) {
   return {};
 }
 
+// One call of the entry on the default stream; returns the error kind, *message the message (or "").
+int32_t call(ptxbench_entry_fn entry, std::vector<ptxbench_tensor>& args, int32_t nargs, const char** message) {
+  *message = nullptr;
+  const int32_t kind = entry(args.data(), nargs, /*stream=*/nullptr, message);
+  if (*message == nullptr) *message = "";
+  return kind;
+}
+
 void check_library(const std::string& dir, const std::string& name, kind k) {
   const std::string path = dir + "/" + name + ".so";
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -64,17 +75,23 @@ void check_library(const std::string& dir, const std::string& name, kind k) {
   if (version() != PTXBENCH_ABI_VERSION) fail(name, "ABI version " + std::to_string(version()));
 
   std::vector<ptxbench_tensor> args = bad_shape_args(k);
-  if (entry(args.data(), int32_t(args.size()) - 1, nullptr) == nullptr) fail(name, "accepted a wrong argument count");
+  const char* msg = nullptr;
+  int32_t kind = call(entry, args, int32_t(args.size()) - 1, &msg);
+  if (kind != PTXBENCH_ERROR_ARGUMENT_COUNT || *msg == '\0')
+    fail(name, "wrong argument count: error kind " + std::to_string(kind) + ", message '" + msg + "'");
   std::vector<ptxbench_tensor> wrong_dtype = args;
   wrong_dtype[0].dtype = PTXBENCH_FLOAT16;
-  if (entry(wrong_dtype.data(), int32_t(wrong_dtype.size()), nullptr) == nullptr) fail(name, "accepted a float16 input");
+  kind = call(entry, wrong_dtype, int32_t(wrong_dtype.size()), &msg);
+  if (kind != PTXBENCH_ERROR_DTYPE || *msg == '\0')
+    fail(name, "float16 input: error kind " + std::to_string(kind) + ", message '" + msg + "'");
 
   if (name == "gemm_host_segfault") {
     std::fflush(stdout);
     const pid_t pid = fork();
     if (pid == 0) {
       std::vector<ptxbench_tensor> a = bad_shape_args(k);
-      entry(a.data(), int32_t(a.size()), nullptr);
+      const char* m = nullptr;
+      call(entry, a, int32_t(a.size()), &m);
       _exit(0);
     }
     int st = 0;
@@ -83,9 +100,10 @@ void check_library(const std::string& dir, const std::string& name, kind k) {
     else std::printf("ok   %-32s run() dies with SIGSEGV\n", name.c_str());
     return;
   }
-  const char* msg = entry(args.data(), int32_t(args.size()), nullptr);
-  if (msg == nullptr) fail(name, "accepted an unsupported shape");
-  else std::printf("ok   %-32s rejects S/M = 100: %s\n", name.c_str(), msg);
+  kind = call(entry, args, int32_t(args.size()), &msg);
+  if (kind == PTXBENCH_OK) fail(name, "accepted an unsupported shape");
+  else if (*msg == '\0') fail(name, "rejected an unsupported shape (error kind " + std::to_string(kind) + ") without a message");
+  else std::printf("ok   %-32s rejects S/M = 100 (kind %d): %s\n", name.c_str(), int(kind), msg);
 }
 
 }  // namespace

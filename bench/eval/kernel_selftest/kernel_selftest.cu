@@ -569,6 +569,8 @@ void setup_attn_bwd(task_setup& t, bool causal, cudaStream_t s) {
 // ---------------------------------------------------------------------------------------------
 // Child: one example, start to finish
 
+// The call under test, as this file uses it: nullptr on success, else a message. A candidate's ABI v2
+// entry (ptxbench_entry_fn: an error kind plus a message) is wrapped into this in run_example.
 using entry_fn = std::function<const char*(const ptxbench_tensor*, int32_t, cudaStream_t)>;
 
 void mark(int fd, char c) {
@@ -635,7 +637,14 @@ void run_example(const example& ex, const std::string& lib_dir, int fd, child_re
       set_message(res, "ABI version " + std::to_string(version()) + ", expected " + std::to_string(PTXBENCH_ABI_VERSION));
       return;
     }
-    entry = fn;
+    entry = [fn](const ptxbench_tensor* a, int32_t n, cudaStream_t st) -> const char* {
+      const char* message = nullptr;
+      const int32_t kind = fn(a, n, st, &message);
+      if (kind == PTXBENCH_OK) return nullptr;
+      static thread_local std::string text;
+      text = "error kind " + std::to_string(kind) + ": " + (message != nullptr ? message : "(no message)");
+      return text.c_str();
+    };
   }
   mark(fd, 'l');
 
