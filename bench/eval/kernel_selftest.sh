@@ -52,12 +52,26 @@ section() { printf '\n== %s\n' "$*"; }
 
 # ---- build -------------------------------------------------------------------------------------
 
+# The include folders the harness gives a candidate for the sm_90a targets (h100, h200: pack "sm90a"
+# in suite/targets.json), in its order: the kernel ABI, the shared pack headers, the target's pack,
+# the shared ptxkit folder itself (eval::candidate_include_dirs in src/eval/pipeline.cc).
+pack_includes=(-I "$repo/include" -I "$repo/packs/common/include" -I "$repo/packs/sm90a/include"
+               -I "$repo/packs/common/include/ptxkit")
+
 build_one() {  # build_one SOURCE NAME -> $dir/lib/NAME.so, log in $dir/logs/NAME.log, status in .rc
-  local src=$1 name=$2 rc=0
-  # The harness's exact command line (src/build), with this machine's CUDA paths.
+  local src=$1 name=$2 rc=0 binding=()
+  # An upstream (TVM-FFI) example: its Solution (the .json beside it, same source) says
+  # "binding": "tvm-ffi", and the harness then adds PTXBench's TVM-FFI compatibility headers
+  # (build::binding_include_dirs in src/build/binding_includes.cc); nothing more is linked.
+  if [ -f "${src%.cu}.json" ] && grep -q '"binding": *"tvm-ffi"' "${src%.cu}.json"; then
+    binding=(-I "$repo/compat/tvm-ffi/include")
+  fi
+  # The harness's exact command line (build::build_candidate in src/build/build_stage.cc: nvcc_flags,
+  # the include folders above, -L stubs -lcuda), with this machine's CUDA paths; only its --keep
+  # (intermediate files for the SASS stage) and the build folder's "-I ." are left out.
   "$nvcc_bin" -O3 -std=c++17 -lineinfo -gencode=arch=compute_90a,code=sm_90a -shared \
-    -Xcompiler -fPIC,-fvisibility=hidden --cudart shared -Xptxas -v -I "$repo/include" \
-    -o "$dir/lib/$name.so" "$src" -L"$cuda_home/lib64/stubs" -lcuda >"$dir/logs/$name.log" 2>&1 || rc=$?
+    -Xcompiler -fPIC,-fvisibility=hidden --cudart shared -Xptxas -v "${pack_includes[@]}" "${binding[@]}" \
+    "$src" -o "$dir/lib/$name.so" -L"$cuda_home/lib64/stubs" -lcuda >"$dir/logs/$name.log" 2>&1 || rc=$?
   echo "$rc" >"$dir/logs/$name.rc"
 }
 
