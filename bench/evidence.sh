@@ -36,7 +36,8 @@ part_scripts() {
     selftest)        echo "570 eval/kernel_selftest.sh" ;;
     service)         echo "250 service/service_gpu.sh" ;;
     parity)          echo "240 service/parity_gpu.sh" ;;
-    scaling)         echo "540 service/scaling.sh" ;;
+    scaling-12)      echo "450 service/scaling.sh 1 2" ;;  # the whole scaling run needs 8-10 min: two calls
+    scaling-4)       echo "330 service/scaling.sh 4" ;;
     speed)           echo "540 eval/speed.sh" ;;
     triton)          echo "560 triton/triton_gpu.sh" ;;
     triton-exploits) echo "560 triton/triton_gpu.sh exploits" ;;
@@ -46,7 +47,7 @@ part_scripts() {
     *) return 1 ;;
   esac
 }
-PARTS="gemm attention probe gqa agent newuser harbor exploits sandbox timing regression reference refvariants upstream smoke selftest service parity scaling speed
+PARTS="gemm attention probe gqa agent newuser harbor exploits sandbox timing regression reference refvariants upstream smoke selftest service parity scaling-12 scaling-4 speed
 triton triton-exploits fixit train supervision"
 
 if [ $# -eq 0 ] || [ "$1" = -h ] || [ "$1" = --help ]; then

@@ -12,11 +12,19 @@
 #      verdict measured with the GPU to itself (its measurement record says exclusive).
 # Results: bench/results/<gpu>/service/scaling/ (solo_*.json, n<N>/upstream_client.json, compare_n<N>.json,
 # summary.txt with one PASS/FAIL line per check), $OUT/service.tar.gz when OUT is set.
+# The whole run takes 8-10 minutes on an H100 (solo about 140 s, each N about 100-140 s), more than one
+# 10-minute device call leaves: `scaling.sh 4` runs the solo evaluations and N = 4 only, into
+# bench/results/<gpu>/service/scaling-n4/ (any list of N; each run compares against its own solo run).
 #   bench/stage_binaries.sh                 # here, before carrying the tree
-#   bench/service/scaling.sh                # on the GPU host, from the checkout
+#   bench/service/scaling.sh [N ...]        # on the GPU host, from the checkout (default: 1 2 4)
 set -uo pipefail
 source "$(dirname "$0")/../lib/env.sh"
-bench_gpu service/scaling
+WORKERS=("$@")
+[ ${#WORKERS[@]} -eq 0 ] && WORKERS=(1 2 4)
+for n in "${WORKERS[@]}"; do
+  [[ "$n" =~ ^[1-9][0-9]?$ ]] || { echo "scaling.sh: '$n' is not a number of GPU workers (1-99)" >&2; exit 2; }
+done
+if [ $# -eq 0 ]; then bench_gpu service/scaling; else bench_gpu "service/scaling-n$(IFS=-; echo "${WORKERS[*]}")"; fi
 cd "$ROOT" || exit 2
 work=$(mktemp -d /tmp/ptxbench-scaling-XXXXXX)
 port=${PTXBENCH_SERVICE_PORT:-18777}
@@ -63,7 +71,7 @@ json.dump(out, open(sys.argv[1], "w"), indent=1)
 print(f"solo: {len(out)} verdicts")
 PY
 
-for n in 1 2 4; do
+for n in "${WORKERS[@]}"; do
   echo "== 1. ptxbench serve with $n GPU worker(s) on this GPU"
   mkdir -p "$RESULTS/n$n"
   "$BIN/ptxbench" serve --listen "127.0.0.1:$port" --service-dir "$work/service-n$n" --cpu-workers 4 --devices 0 \

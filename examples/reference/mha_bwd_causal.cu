@@ -8,8 +8,11 @@
 // "fused single-kernel variant": dQ partials added with tma_reduce_add_2d into an fp32 buffer), and
 // reuses examples/reference/gemm_persistent.cu's ring and setmaxnreg and mha_fwd.cu's descriptors.
 //
-// Status: written and statically checked (builds for sm_90a, 0 spill bytes), NOT YET RUN ON A GPU;
-// correctness test: tests/gpu/reference_attention_bwd_test.cu. Nothing below is measured.
+// Status: on an H100 (bench/results/h100/reference/, session 7; bench/eval/reference.sh: every gate,
+// three evaluations in one harness) 0.880x cuDNN plain (8.27 ms vs 7.27-7.29 ms), 0.909x causal
+// (4.62 ms vs 4.19-4.20 ms), goal 0.60x; all PASSED and target-correct (GMMA and TMA executed),
+// memcheck clean; the correctness test (tests/gpu/reference_attention_bwd_test.cu) passed 4 of 4 for
+// each. The design notes below are reasoned; only those totals are measured.
 //
 // Design:
 //  - Three kernels on the stream. (1) preprocess: one warp per query row writes Dsum = rowsum(dO * O)

@@ -1,4 +1,4 @@
-// VARIANT v5: the reference with consumer warpgroup 1 held kStagger = 2 k steps behind warpgroup 0 at each tile's start, so their epilogues no longer coincide; not yet run on a GPU
+// VARIANT v5: the reference with consumer warpgroup 1 held kStagger = 2 k steps behind warpgroup 0 at each tile's start, so their epilogues no longer coincide; run in session 7 on two H100s: 0.988x and 1.002x, the reference 0.994x and 1.006x in the same runs (examples/reference/README.md)
 //
 // Why not the two overlaps the brief proposed: the reference already does both. Its producer runs
 // on across tiles (the ring position is never reset), so it fills the next tile's 4 stages during
