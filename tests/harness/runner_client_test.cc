@@ -5,6 +5,9 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <thread>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -225,6 +228,70 @@ TEST_F(RunnerClient, AnInterpreterStartsTheRunnerWithTheSameArgumentsAndPage) {
   EXPECT_EQ(c.channel(), "shared_memory");
   auto r = c.call({}, 5.0);
   EXPECT_EQ(r.outcome, call_outcome::ok) << r.message;
+}
+
+// The harness forks a runner on its own thread and lets another thread await its start-up (sanitize
+// beside correctness, the dynamic check's runner started speculatively): the runner must outlive
+// that thread (PR_SET_PDEATHSIG fires when the forking thread ends, so the fork stays here).
+TEST_F(RunnerClient, AStartAwaitedOnAnotherThreadOutlivesThatThread) {
+  runner_client c;
+  runner_launch l;
+  l.runner = PTXBENCH_FAKE_RUNNER;
+  l.work_dir = m_dir;
+  l.shared_object = m_dir / "candidate.so";
+  l.symbol = "work_1ms";
+  l.sandbox = false;
+  l.startup_timeout_s = 20;
+  ASSERT_TRUE(c.spawn(l).ok());
+  result<call_result> started = make_error("not run");
+  std::thread([&] { started = c.finish_start(l); }).join();
+  ASSERT_TRUE(started.ok()) << started.err().message;
+  EXPECT_EQ(started->outcome, call_outcome::ok);
+  ::usleep(100000);  // a child killed with its forking thread would be gone by now
+  auto r = c.call({}, 5.0);
+  EXPECT_EQ(r.outcome, call_outcome::ok) << r.message;
+}
+
+// abort() from another thread ends a call in progress at once (sanitize's failure stops the
+// correctness runner it ran beside).
+TEST_F(RunnerClient, AbortFromAnotherThreadEndsACallAtOnce) {
+  runner_client c;
+  ASSERT_EQ(start(c, "work_20000ms").outcome, call_outcome::ok);
+  auto t0 = clock_type::now();
+  std::thread stopper([&] {
+    ::usleep(200000);
+    c.abort();
+  });
+  auto r = c.call({}, 30.0);
+  stopper.join();
+  EXPECT_EQ(r.outcome, call_outcome::crashed) << r.message;
+  EXPECT_LT(ms_since(t0), 5000);
+  c.stop(1);
+  c.abort();  // after the runner was reaped: a no-op
+}
+
+// ... and a start-up still waiting for the runner to connect (a wrapper that never starts it).
+TEST_F(RunnerClient, AbortEndsAStartThatIsStillWaitingForTheRunner) {
+  runner_client c;
+  runner_launch l;
+  l.runner = PTXBENCH_FAKE_RUNNER;
+  l.wrapper = {"sh", "-c", "sleep 30"};  // the runner's arguments become the script's $0, $1...
+  l.work_dir = m_dir;
+  l.shared_object = m_dir / "candidate.so";
+  l.symbol = "work_1ms";
+  l.sandbox = false;
+  l.startup_timeout_s = 20;
+  ASSERT_TRUE(c.spawn(l).ok());
+  auto t0 = clock_type::now();
+  std::thread stopper([&] {
+    ::usleep(200000);
+    c.abort();
+  });
+  auto started = c.finish_start(l);
+  stopper.join();
+  ASSERT_TRUE(started.ok()) << started.err().message;
+  EXPECT_NE(started->outcome, call_outcome::ok);
+  EXPECT_LT(ms_since(t0), 5000);
 }
 
 TEST(CandidateErrorKind, TheRunnerNamesMapToKindsAndAnythingElseIsUnspecified) {

@@ -55,13 +55,25 @@ bool descends_from(pid_t pid, pid_t ancestor) {
 runner_client::~runner_client() { stop(2); }
 
 result<call_result> runner_client::start(const runner_launch& launch) {
+  if (auto spawned = spawn(launch); !spawned) return spawned.err();
+  return finish_start(launch);
+}
+
+void runner_client::abort() {
+  m_aborted.store(true);
+  if (pid_t group = m_group.load(); group > 0) ::kill(-group, SIGKILL);
+}
+
+status runner_client::spawn(const runner_launch& launch) {
   std::error_code ec;
   fs::create_directories(launch.work_dir, ec);
   // Unix socket paths are limited to 108 bytes, so the socket lives in a short private folder under
   // the system temp dir rather than in the (deep) work folder.
   if (auto st = m_listener.listen(fs::temp_directory_path()); !st) return st.err();
   m_log = launch.work_dir / fmt::format("runner-{}.log", random_token().substr(0, 8));
-  std::string token = random_token();
+  m_token = random_token();
+  m_aborted.store(false);
+  const std::string& token = m_token;
 
   std::vector<std::string> argv = launch.wrapper;
   argv.insert(argv.end(), launch.interpreter.begin(), launch.interpreter.end());
@@ -121,9 +133,24 @@ result<call_result> runner_client::start(const runner_launch& launch) {
     ::_exit(127);
   }
   ::setpgid(m_child, m_child);
+  m_group.store(m_child);
+  return ok();
+}
 
-  auto acc = m_listener.accept(launch.startup_timeout_s);
-  if (!acc) return lost("start-up (" + acc.err().message + ")", launch.startup_timeout_s, true);
+result<call_result> runner_client::finish_start(const runner_launch& launch) {
+  const std::string& token = m_token;
+  const fs::path& scratch = m_scratch;
+  // Awaited in slices, so that abort() from another thread ends the wait for a runner it killed
+  // before it connected (nothing else would wake this).
+  auto accept_deadline = steady::now() + std::chrono::duration<double>(launch.startup_timeout_s);
+  auto acc = m_listener.accept(0);
+  while (!acc) {
+    if (m_aborted.load()) return lost("start-up (stopped by the harness)", launch.startup_timeout_s, false);
+    double left = std::chrono::duration<double>(accept_deadline - steady::now()).count();
+    if (left <= 0 || acc.err().message.rfind("no connection", 0) != 0)
+      return lost("start-up (" + acc.err().message + ")", launch.startup_timeout_s, true);
+    acc = m_listener.accept(std::min(left, 0.05));
+  }
   if (!descends_from(acc->peer_pid, m_child))
     return make_error(fmt::format("a process outside the runner's tree (pid {}) connected", acc->peer_pid));
   m_channel = std::move(acc->channel);
@@ -308,6 +335,7 @@ std::vector<std::string> runner_client::vendor_mappings() const {
 
 std::string runner_client::describe_death() {
   if (!m_exited && m_child > 0) {
+    m_group.store(-1);  // it may be reaped below: abort() must not reach a reused process group
     int st = 0;
     for (int i = 0; i < 100; ++i) {  // the channel closed; give the process a moment to be reaped
       if (::waitpid(m_child, &st, WNOHANG) == m_child) {
@@ -357,6 +385,7 @@ std::string runner_client::stop(double grace_s) {
     }
   }
   ::kill(-m_child, SIGKILL);  // anything the candidate left running in its group
+  m_group.store(-1);          // reaped below: abort() must not reach a reused process group
   if (!m_exited) {
     int st = 0;
     if (::waitpid(m_child, &st, 0) == m_child) m_status = st;
