@@ -143,6 +143,18 @@ class runner_client {
   /// Asks the runner to exit, then kills whatever is left. Returns how the child ended.
   std::string stop(double grace_s = 10);
 
+  /// stop() in two steps, for a runner under a wrapper tool that still works once the runner has
+  /// exited (Nsight Compute writes its report then): release() asks the runner to exit and returns
+  /// true as soon as the runner process itself — the one that said hello, followed by a pidfd taken
+  /// when it connected — has ended, all its threads, while the tool may still run. stop() then waits
+  /// for the tool as always, and may do so on another thread (it only waits; nothing is forked).
+  /// False when that could not be established: the runner never connected, the tool was already
+  /// reaped, this kernel gives no pidfd (before Linux 5.3, or a seccomp filter), or the runner did not
+  /// exit within grace_s — then its process group has been killed, as stop() would have after its
+  /// grace. The caller calls stop() in either case. Only the runner is followed: a process it forked would not be (the sandbox
+  /// forbids the candidate any; without the sandbox, use stop()).
+  bool release(double grace_s);
+
   /// The runner's stdout+stderr so far (the candidate's prints and the wrapper tool's output),
   /// capped to max_bytes (head and tail).
   [[nodiscard]] std::string output(std::size_t max_bytes = 64u << 10) const;
@@ -160,6 +172,9 @@ class runner_client {
   std::atomic<bool> m_aborted{false};
   std::string m_token;              // the runner's proof of identity in its hello
   pid_t m_runner_pid = -1;  // the runner itself (from SO_PEERCRED)
+  int m_runner_pidfd = -1;  // a pidfd on it, taken when it connected (release()); -1 when none
+  bool m_shutdown_sent = false;  // release() asked it to exit
+  void close_runner_pidfd();
   bool m_exited = false;
   int m_status = 0;
   bool m_frozen = false;
