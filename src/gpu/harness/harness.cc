@@ -333,9 +333,11 @@ result<gpu_stage_result> harness::evaluate(const job_candidate& candidate) {
       runner.stop();
       return out;
     }
-    // The dynamic check's profiled calls come before timing, so that reading its report back (CPU
-    // only) overlaps the timing stage instead of following it; its record still follows timing's,
-    // and a timing failure decides the verdict as before (the profile is then not judged).
+    // The dynamic check's profiled calls come before timing, so that ncu's writing of its report and
+    // reading it back (CPU only) overlap the timing stage instead of preceding or following it:
+    // timing starts once the profiled runner process has ended (stage_dynamic.cc). Its record still
+    // follows timing's, and a timing failure decides the verdict as before (the profile is then not
+    // judged).
     if (!stage_dynamic_profile(c, out, profile)) {
       runner.stop();
       return out;

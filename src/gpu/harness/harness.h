@@ -54,9 +54,10 @@ struct device_allocation {
   device_allocation& operator=(const device_allocation&) = delete;
 };
 
-/// The dynamic check's Nsight Compute run, taken before the timing stage: its report is read back
-/// (`ncu --import`, CPU only) while timing runs and judged after it (stage_dynamic.cc), so the import
-/// adds nothing to the wall clock.
+/// The dynamic check's Nsight Compute run, taken before the timing stage: ncu's writing of its report
+/// (once the runner process has ended) and its reading back (`ncu --import`), both CPU only, run while
+/// timing measures, and the profile is judged after it (stage_dynamic.cc), so neither adds to the wall
+/// clock.
 struct dynamic_profile {
   /// The stage's record when it ended without a report to read (skipped, profile_error).
   std::optional<stage_record> settled;
@@ -66,6 +67,17 @@ struct dynamic_profile {
   int per_call = -1;                 ///< launches profiled: one call's worth, or every launch (-1)
   int profiled = -1;                 ///< which of the profiled calls (-1: all)
   double seconds = 0;                ///< spent before the timing stage
+  /// How Nsight Compute ended once it wrote its report, and its output (the runner's log). When the
+  /// runner could be released (runner_client::release: the runner process itself had ended), ncu's
+  /// remaining work — writing the report, CPU only — is awaited on another thread while the timing
+  /// stage measures (`overlapped`); else it was awaited before timing, as always.
+  struct ncu_end {
+    std::string how, log;
+    double seconds = 0;              ///< from the runner's end (or the shutdown) to ncu's
+    bool overlapped = false;
+  };
+  std::shared_future<ncu_end> ncu_done;
+  /// The imports; each starts once ncu_done is ready (the report is written).
   std::future<process_result> details_page, source_page;
   /// The runner under Nsight Compute started speculatively (dynamic_prestart) while sanitize may
   /// still run: forked on the harness's thread, its start-up awaited on another; its shared lease's

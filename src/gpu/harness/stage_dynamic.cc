@@ -9,8 +9,9 @@
 // The report is written by ncu to a file and read back with `ncu --import`, never from the
 // candidate's stdout (which it could fill with forged CSV lines). The stage runs in two halves
 // around the timing stage (harness.cc): the profiled calls before it, one call's worth of launches
-// as the correctness calls made them; the import while it runs; the judgement after it, which also
-// requires the timed calls to have launched as many kernels as the profiled one.
+// as the correctness calls made them, until the runner process has ended; ncu's writing of the
+// report and its import while timing runs; the judgement after it, which also requires the timed
+// calls to have launched as many kernels as the profiled one.
 #include <chrono>
 #include <future>
 #include <random>
@@ -190,11 +191,33 @@ bool harness::stage_dynamic_profile(const job_candidate& c, gpu_stage_result& ou
       }
     }
     seconds["calls"] = since(t_calls);
+    const bool profiled = started && r.outcome == call_outcome::ok;
+    details["ncu"] = ncu->string();
     auto t_stop = clock::now();
-    std::string how = runner.stop(120);  // ncu writes the report after the application exits
+    // ncu writes the report after the runner exits. Timing may start as soon as nothing of the
+    // candidate's runs any more: once the runner process itself has ended (with the sandbox on, the
+    // candidate has no other process: it may not fork). What is left is ncu's own work, CPU only,
+    // awaited on another thread while timing measures (only waiting there: ncu was forked on this
+    // thread, PR_SET_PDEATHSIG). Without the sandbox, or when the runner's end cannot be followed,
+    // the whole tree is awaited here, as before.
+    if (profiled && m_job.options.sandbox && runner.release(120)) {
+      seconds["runner_exit"] = since(t_stop);
+      details["seconds"] = seconds;
+      p.ncu_done = std::async(std::launch::async, [profiled_runner = std::move(owned)]() mutable {
+                     auto t_released = clock::now();
+                     dynamic_profile::ncu_end end;
+                     end.how = profiled_runner->stop(120);
+                     end.seconds = std::chrono::duration<double>(clock::now() - t_released).count();
+                     end.log = profiled_runner->output(8u << 10);
+                     end.overlapped = true;
+                     profiled_runner.reset();
+                     return end;
+                   }).share();
+      break;
+    }
+    std::string how = runner.stop(120);
     seconds["report"] = since(t_stop);
     details["runner"] = how;
-    details["ncu"] = ncu->string();
     details["seconds"] = seconds;
     std::string log = runner.output(8u << 10);
     if (started && !r.sandbox_violation.empty()) {
@@ -206,8 +229,10 @@ bool harness::stage_dynamic_profile(const job_candidate& c, gpu_stage_result& ou
       out.stages.push_back(timer.finish(stage_outcome::failed, failure.message, details));
       return false;
     }
-    if (started && r.outcome == call_outcome::ok) {
-      p.runner_log = log;
+    if (profiled) {
+      std::promise<dynamic_profile::ncu_end> ended;
+      ended.set_value({how, log, seconds["report"].get<double>(), false});
+      p.ncu_done = ended.get_future().share();
       break;
     }
     if (with_coverage) {
@@ -221,9 +246,15 @@ bool harness::stage_dynamic_profile(const job_candidate& c, gpu_stage_result& ou
     return profile_error("the profiled call did not complete: " + r.message, details);
   }
   // The two pages are read by two ncu processes at once (the source page, for coverage, is the
-  // slower); neither needs the GPU, so they run while the timing stage measures. On a host with
-  // few cores they would compete with the timing loop for the CPU: there they finish first.
-  auto import = [](process_spec spec) { return std::async(std::launch::async, [spec] { return run_process(spec); }); };
+  // slower), each once ncu has written the report; none of it needs the GPU, so it runs while the
+  // timing stage measures. On a host with few cores it would compete with the timing loop for the
+  // CPU: there it finishes first. A report ncu failed to write fails its import (profile_error).
+  auto import = [written = p.ncu_done](process_spec spec) {
+    return std::async(std::launch::async, [written, spec] {
+      written.wait();
+      return run_process(spec);  // forked and awaited on this thread, which outlives the process
+    });
+  };
   p.details_page = import({.argv = details_page_command(*ncu, p.report), .timeout_s = 120});
   if (p.coverage_missing.empty())
     p.source_page =
@@ -255,9 +286,18 @@ void harness::stage_dynamic_finish(const job_candidate& c, gpu_stage_result& out
     out.dynamic.error = why;
     record(stage_outcome::error, "profile_error: " + why);
   };
+  // ncu's end: awaited here only if it was left to run beside timing (else it is already known).
+  const dynamic_profile::ncu_end& ncu_end = p.ncu_done.get();
+  const double report_wait = timer.seconds();
+  details["runner"] = ncu_end.how;
+  p.runner_log = ncu_end.log;
+  if (ncu_end.overlapped) {
+    details["seconds"]["report_overlapped"] = ncu_end.seconds;
+    details["seconds"]["report_wait_after_timing"] = report_wait;
+  }
   auto imported = p.details_page.get();
   process_result source_page = p.source_page.valid() ? p.source_page.get() : process_result{};
-  details["seconds"]["import_wait_after_timing"] = timer.seconds();
+  details["seconds"]["import_wait_after_timing"] = timer.seconds() - report_wait;
   details["seconds"]["import"] = imported.wall_s;
   if (!imported.succeeded()) {
     details["log"] = p.runner_log;
