@@ -155,6 +155,12 @@ bool has_reasoning_tags(const std::string& text) {
   return text.find(k_rationale_open) != std::string::npos || text.find(k_rationale_close) != std::string::npos;
 }
 
+std::string without_reasoning_tags(std::string text) {
+  for (std::string tag : {k_rationale_open, k_rationale_close})
+    for (auto at = text.find(tag); at != std::string::npos; at = text.find(tag, at)) text.erase(at, tag.size());
+  return std::string(trim(text));
+}
+
 std::string read_editor_reply(const std::string& reply) {
   bool had_block = false;
   return read_reply(reply, &had_block);

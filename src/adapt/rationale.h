@@ -101,6 +101,8 @@ rationale_prompt make_editor_prompt(const std::string& rationale, const editor_i
 std::string read_editor_reply(const std::string& reply);
 /// True when the text holds either reasoning tag.
 bool has_reasoning_tags(const std::string& text);
+/// The text with every reasoning tag taken out, trimmed (how upstream measured such a row).
+std::string without_reasoning_tags(std::string text);
 
 /// The problem's kind: the text before ':' ("too_short", "forbidden_marker", ...).
 std::string problem_kind(const std::string& problem);

@@ -40,12 +40,6 @@ std::vector<prompts::chat_turn> composed(const draft& d, const std::string& rati
   return m;
 }
 
-std::string without_tags(std::string s) {
-  for (std::string tag : {k_rationale_open, k_rationale_close})
-    for (auto at = s.find(tag); at != std::string::npos; at = s.find(tag, at)) s.erase(at, tag.size());
-  return std::string(trim(s));
-}
-
 // CPython's Mersenne Twister (Modules/_randommodule.c), enough for Random(seed).shuffle.
 class cpython_mt {
  public:
@@ -489,7 +483,7 @@ result<ordered_json> export_sft(const export_options& o, const fs::path& out) {
     }
     // Upstream measured the row with the tags taken out (the editor removes them anyway).
     bool tags = has_reasoning_tags(d.rationale);
-    std::string measured = without_tags(d.rationale);
+    std::string measured = without_reasoning_tags(d.rationale);
     if (measured.empty()) measured = "I will repair the kernel.";
     auto n = count_with(d, tags ? measured : d.rationale);
     if (!n) return n.err().with_context(fmt::format("row {}", d.id));

@@ -29,7 +29,7 @@ constexpr bool kTestCausal = false;
 #include <functional>
 #include <thread>
 
-#include "gpu_test_support.cuh"
+#include "reference_test_support.cuh"
 
 namespace ptxbench::gpu_test {
 namespace {
@@ -37,50 +37,6 @@ namespace {
 class PTXBENCH_ATTN_BWD_SUITE : public hopper_test {};
 
 constexpr int kHd = 128;
-
-ptxbench_tensor make_arg(void* data, int dtype, std::initializer_list<int64_t> sizes, int is_output) {
-  ptxbench_tensor t{};
-  t.data = data;
-  t.dtype = dtype;
-  t.ndim = static_cast<int32_t>(sizes.size());
-  int i = 0;
-  for (int64_t s : sizes) t.sizes[i++] = s;
-  int64_t stride = 1;
-  for (int d = t.ndim - 1; d >= 0; --d) {
-    t.strides[d] = stride;
-    stride *= t.sizes[d];
-  }
-  t.is_output = is_output;
-  return t;
-}
-
-// A hang (a barrier phase or tx count that never completes) fails the binary with a message instead
-// of blocking until ctest's timeout.
-void wait_or_die(const char* what) {
-  const auto start = std::chrono::steady_clock::now();
-  while (cudaStreamQuery(nullptr) == cudaErrorNotReady) {  // any other error: the synchronize reports it
-    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(20)) {
-      std::fprintf(stderr, "ReferenceAttentionBwd: %s did not finish within 20 s (a pipeline hang)\n", what);
-      std::_Exit(1);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
-
-// Deterministic values of roughly unit variance (sum of 4 uniforms in [-0.5, 0.5), scaled), as bf16.
-std::vector<uint16_t> random_bf16(size_t n, uint32_t seed) {
-  std::vector<uint16_t> v(n);
-  uint32_t s = seed * 2654435761u + 12345u;
-  for (auto& x : v) {
-    float acc = 0.f;
-    for (int k = 0; k < 4; ++k) {
-      s = s * 1664525u + 1013904223u;
-      acc += static_cast<float>(s >> 8) / 16777216.f - 0.5f;
-    }
-    x = bf16_bits(acc * 1.7320508f);
-  }
-  return v;
-}
 
 // Runs f(0..n-1) on all host cores.
 void parallel_for(int n, const std::function<void(int)>& f) {
@@ -226,14 +182,14 @@ void check_backward(int B, int H, int S, int calls, const std::vector<int>& chec
   for (int call = 0; call < calls; ++call) {
     for (auto* g : {&g_dq, &g_dk, &g_dv}) PTXBENCH_CUDA_OK(cudaMemset(g->ptr, 0xff, n * 2));  // NaN, like the harness
     const ptxbench_tensor args[9] = {
-        make_arg(dq_in.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 0), make_arg(dk_in.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 0),
-        make_arg(dv_in.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 0), make_arg(do_in.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 0),
-        make_arg(ddo_in.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 0), make_arg(dl.ptr, PTXBENCH_FLOAT32, {B, H, S}, 0),
-        make_arg(g_dq.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 1), make_arg(g_dk.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 1),
-        make_arg(g_dv.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 1)};
+        contiguous_arg(dq_in.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 0), contiguous_arg(dk_in.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 0),
+        contiguous_arg(dv_in.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 0), contiguous_arg(do_in.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 0),
+        contiguous_arg(ddo_in.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 0), contiguous_arg(dl.ptr, PTXBENCH_FLOAT32, {B, H, S}, 0),
+        contiguous_arg(g_dq.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 1), contiguous_arg(g_dk.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 1),
+        contiguous_arg(g_dv.ptr, PTXBENCH_BFLOAT16, {B, H, S, kHd}, 1)};
     const char* err = nullptr;
     ASSERT_EQ(ptxbench_entry_run(args, 9, nullptr, &err), PTXBENCH_OK) << err;
-    wait_or_die("the reference attention backward");
+    wait_or_die("ReferenceAttentionBwd", "the reference attention backward");
     PTXBENCH_CUDA_OK(cudaDeviceSynchronize());
     std::vector<uint16_t> got[3];
     PTXBENCH_CUDA_OK(g_dq.download(got[0]));

@@ -25,56 +25,12 @@ constexpr bool kTestCausal = false;
 #include <cstdlib>
 #include <thread>
 
-#include "gpu_test_support.cuh"
+#include "reference_test_support.cuh"
 
 namespace ptxbench::gpu_test {
 namespace {
 
 class PTXBENCH_ATTN_SUITE : public hopper_test {};
-
-ptxbench_tensor make_arg(void* data, int dtype, std::initializer_list<int64_t> sizes, int is_output) {
-  ptxbench_tensor t{};
-  t.data = data;
-  t.dtype = dtype;
-  t.ndim = static_cast<int32_t>(sizes.size());
-  int i = 0;
-  for (int64_t s : sizes) t.sizes[i++] = s;
-  int64_t stride = 1;
-  for (int d = t.ndim - 1; d >= 0; --d) {
-    t.strides[d] = stride;
-    stride *= t.sizes[d];
-  }
-  t.is_output = is_output;
-  return t;
-}
-
-// A hang (a barrier phase or tx count that never completes) fails the binary with a message instead
-// of blocking until ctest's timeout.
-void wait_or_die(const char* what) {
-  const auto start = std::chrono::steady_clock::now();
-  while (cudaStreamQuery(nullptr) == cudaErrorNotReady) {  // any other error: the synchronize reports it
-    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(20)) {
-      std::fprintf(stderr, "ReferenceAttention: %s did not finish within 20 s (a pipeline hang)\n", what);
-      std::_Exit(1);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
-
-// Deterministic values of roughly unit variance (sum of 4 uniforms in [-0.5, 0.5), scaled), as bf16.
-std::vector<uint16_t> random_bf16(size_t n, uint32_t seed) {
-  std::vector<uint16_t> v(n);
-  uint32_t s = seed * 2654435761u + 12345u;
-  for (auto& x : v) {
-    float acc = 0.f;
-    for (int k = 0; k < 4; ++k) {
-      s = s * 1664525u + 1013904223u;
-      acc += static_cast<float>(s >> 8) / 16777216.f - 0.5f;
-    }
-    x = bf16_bits(acc * 1.7320508f);
-  }
-  return v;
-}
 
 // Host fp64 reference for one query row (bh, i): O row (128 values) and natural-log LSE.
 void host_row(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v, int S, int bh,
@@ -125,12 +81,12 @@ void check_attention(int B, int H, int S, int calls, Sampler sampled) {
     PTXBENCH_CUDA_OK(cudaMemset(dout.ptr, 0xff, n * 2));  // NaN, like the harness's outputs
     PTXBENCH_CUDA_OK(cudaMemset(dlse.ptr, 0xff, rows * 4));
     const ptxbench_tensor args[5] = {
-        make_arg(dq.ptr, PTXBENCH_BFLOAT16, {B, H, S, D}, 0), make_arg(dk.ptr, PTXBENCH_BFLOAT16, {B, H, S, D}, 0),
-        make_arg(dv.ptr, PTXBENCH_BFLOAT16, {B, H, S, D}, 0), make_arg(dout.ptr, PTXBENCH_BFLOAT16, {B, H, S, D}, 1),
-        make_arg(dlse.ptr, PTXBENCH_FLOAT32, {B, H, S}, 1)};
+        contiguous_arg(dq.ptr, PTXBENCH_BFLOAT16, {B, H, S, D}, 0), contiguous_arg(dk.ptr, PTXBENCH_BFLOAT16, {B, H, S, D}, 0),
+        contiguous_arg(dv.ptr, PTXBENCH_BFLOAT16, {B, H, S, D}, 0), contiguous_arg(dout.ptr, PTXBENCH_BFLOAT16, {B, H, S, D}, 1),
+        contiguous_arg(dlse.ptr, PTXBENCH_FLOAT32, {B, H, S}, 1)};
     const char* err = nullptr;
     ASSERT_EQ(ptxbench_entry_run(args, 5, nullptr, &err), PTXBENCH_OK) << err;
-    wait_or_die("the reference attention forward");
+    wait_or_die("ReferenceAttention", "the reference attention forward");
     PTXBENCH_CUDA_OK(cudaDeviceSynchronize());
     std::vector<uint16_t> got;
     std::vector<float> got_lse;

@@ -8,43 +8,14 @@
 // as examples/gemm/wgmma_tma_pack.cu does in ptxbench_gpu_pack_tests.
 #include "../../examples/reference/gemm_persistent.cu"
 
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <thread>
 
-#include "gpu_test_support.cuh"
+#include "reference_test_support.cuh"
 
 namespace ptxbench::gpu_test {
 namespace {
 
 class ReferenceGemm : public hopper_test {};
-
-ptxbench_tensor make_arg(void* data, int64_t rows, int64_t cols, int is_output) {
-  ptxbench_tensor t{};
-  t.data = data;
-  t.dtype = PTXBENCH_BFLOAT16;
-  t.ndim = 2;
-  t.sizes[0] = rows;
-  t.sizes[1] = cols;
-  t.strides[0] = cols;
-  t.strides[1] = 1;
-  t.is_output = is_output;
-  return t;
-}
-
-// A hang (a barrier phase or tx count that never completes) fails the binary with a message instead
-// of blocking until ctest's timeout.
-void wait_or_die(const char* what) {
-  const auto start = std::chrono::steady_clock::now();
-  while (cudaStreamQuery(nullptr) == cudaErrorNotReady) {  // any other error: the synchronize reports it
-    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(20)) {
-      std::fprintf(stderr, "ReferenceGemm: %s did not finish within 20 s (a pipeline hang)\n", what);
-      std::_Exit(1);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
 
 // Calls the kernel on M x N x K small-integer inputs (the fp32 sums are exact, so the bf16 result
 // must match the host's rounding bit for bit) and compares the sampled elements.
@@ -59,10 +30,12 @@ void check_gemm(int M, int N, int K, int calls, int sample_mod) {
   for (size_t i = 0; i < b.size(); ++i) bf[i] = bf16_value(b[i]);
   for (int call = 0; call < calls; ++call) {
     PTXBENCH_CUDA_OK(cudaMemset(dc.ptr, 0xff, dc.count * 2));  // NaN, like the harness's outputs
-    const ptxbench_tensor args[3] = {make_arg(da.ptr, M, K, 0), make_arg(db.ptr, N, K, 0), make_arg(dc.ptr, M, N, 1)};
+    const ptxbench_tensor args[3] = {contiguous_arg(da.ptr, PTXBENCH_BFLOAT16, {M, K}, 0),
+                                     contiguous_arg(db.ptr, PTXBENCH_BFLOAT16, {N, K}, 0),
+                                     contiguous_arg(dc.ptr, PTXBENCH_BFLOAT16, {M, N}, 1)};
     const char* err = nullptr;
     ASSERT_EQ(ptxbench_entry_run(args, 3, nullptr, &err), PTXBENCH_OK) << err;
-    wait_or_die("the reference GEMM");
+    wait_or_die("ReferenceGemm", "the reference GEMM");
     PTXBENCH_CUDA_OK(cudaDeviceSynchronize());
     std::vector<uint16_t> got;
     PTXBENCH_CUDA_OK(dc.download(got));
