@@ -99,11 +99,13 @@ void harness::dynamic_prestart(const job_candidate& c, dynamic_profile& p) {
     p.starting = failed.get_future();
     return;
   }
-  p.starting = std::async(std::launch::async, [this, &p, t0]() -> result<call_result> {
+  // The thread gets the runner itself, not p.runner: the profiled stage takes p.runner over (only
+  // after this thread has ended: stage_dynamic_profile gets `starting` first).
+  p.starting = std::async(std::launch::async, [this, &p, runner = p.runner.get(), t0]() -> result<call_result> {
     // Starting the runner under ncu measures nothing: shared (recorded apart until it is judged).
     auto shared = lease("dynamic_check_start", false, p.start_holds);
-    auto started = p.runner->finish_start(p.launch);
-    if (started && started->outcome == call_outcome::ok) p.runner->freeze();
+    auto started = runner->finish_start(p.launch);
+    if (started && started->outcome == call_outcome::ok) runner->freeze();
     p.start_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return started;
   });
@@ -156,9 +158,11 @@ bool harness::stage_dynamic_profile(const job_candidate& c, gpu_stage_result& ou
     result<call_result> started = make_error("not started");
     if (with_coverage && prestarted) {
       // Started after correctness, beside sanitize (dynamic_prestart): only what is left of its start-up waits.
+      // The start-up's end first: until then its thread uses the runner (a fast candidate's sanitize
+      // ends before Nsight Compute has started, so this may wait).
+      started = p.starting.get();
       owned = std::move(p.runner);
       l = p.launch;
-      started = p.starting.get();
       for (auto& h : p.start_holds.holds) out.measurement.holds.push_back(std::move(h));
       p.start_holds.holds.clear();
       seconds["runner_start_overlapped"] = p.start_seconds;
