@@ -18,6 +18,8 @@ bench_gpu reference-variants
 cd "$ROOT" || exit 2
 TASK=gemm_n7168_k5120
 FILES=(examples/reference/gemm_persistent.cu)
+# The glob takes every variant, v0-v3 (measured) and v4_pingpong.cu / v5_epilogue_overlap.cu (aimed at
+# the last 1%, not yet run; v4 uses 4-CTA clusters, so the occupancy line below does not cover it).
 for f in examples/reference/variants/*.cu; do [ -e "$f" ] && FILES+=("$f"); done
 FILES+=(examples/gemm/wgmma_tma_pack.cu)
 

@@ -73,6 +73,16 @@ result<std::unique_ptr<agent::provider>> model_provider(const resolved_model& m,
   return agent::make_provider(m.spec, m.key, popts);
 }
 
+result<sampled_model> sampled_model_provider(const model_choice& c, const std::optional<adapt::teacher_sampling>& sampling,
+                                             const context& ctx, const std::atomic<bool>* cancel) {
+  auto resolved = resolve_model_choice(c, ctx);
+  if (!resolved) return resolved.err();
+  if (sampling) adapt::apply_teacher_sampling(resolved->spec, *sampling);
+  auto llm = model_provider(*resolved, cancel);
+  if (!llm) return llm.err();
+  return sampled_model{std::move(*resolved), std::move(*llm)};
+}
+
 bool is_service_url(const std::string& evaluator) { return evaluator.rfind("http://", 0) == 0; }
 
 result<agent::evaluator_factory> evaluator_factory_for(const std::string& evaluator, int fake_delay_ms,

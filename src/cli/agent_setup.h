@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "adapt/reason.h"
 #include "agent/eval_queue.h"
 #include "agent/model_config.h"
 #include "agent/prompt.h"
@@ -39,6 +40,15 @@ result<resolved_model> resolve_model_choice(const model_choice& c, const context
 /// The provider that calls `m` (HTTP, or a replay file); `cancel` (the interrupt flag) stops its
 /// retries and transfers.
 result<std::unique_ptr<agent::provider>> model_provider(const resolved_model& m, const std::atomic<bool>* cancel);
+
+/// A model-driven stage's model (a teacher, the editor): resolved, with the teacher's sampling applied
+/// when given, and the provider that calls it.
+struct sampled_model {
+  resolved_model resolved;
+  std::unique_ptr<agent::provider> provider;
+};
+result<sampled_model> sampled_model_provider(const model_choice& c, const std::optional<adapt::teacher_sampling>& sampling,
+                                             const context& ctx, const std::atomic<bool>* cancel);
 
 /// The evaluator per slot: "pipeline" (slot i evaluates on GPU i), a PTXBench service URL
 /// http://HOST:PORT (evaluations queued there; token_file: its bearer token), or "fake" (tests only).

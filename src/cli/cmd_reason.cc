@@ -29,16 +29,13 @@ exit_status reason_command(reason_args a, const context& ctx, const std::string&
   // The source first: a kernels directory given to `fixit reason` (or pairs to `kernelgen reason`)
   // would be written up as the wrong kind of rationale.
   if (auto st = adapt::check_reason_source(a.source, command); !st) return report_error(st.err().message, exit_status::usage);
-  auto resolved = resolve_model_choice(a.model.choice(), ctx);
-  if (!resolved) return report_error(resolved.err().message, exit_status::usage);
   if (a.rules.min_chars > a.rules.max_chars)
     return report_error("--min-chars is larger than --max-chars", exit_status::usage);
   if (a.sampling_from_models_file) a.sampling = {std::nullopt, std::nullopt};
   else a.sampling = {a.temperature, a.top_p};
-  adapt::apply_teacher_sampling(resolved->spec, a.sampling);
   const std::atomic<bool>* interrupted = install_interrupt_handler();
-  auto llm = model_provider(*resolved, interrupted);
-  if (!llm) return report_error(llm.err().message, exit_status::usage);
+  auto teacher = sampled_model_provider(a.model.choice(), a.sampling, ctx, interrupted);
+  if (!teacher) return report_error(teacher.err().message, exit_status::usage);
   adapt::reason_options o;
   o.source_dir = a.source;
   o.out_dir = a.out;
@@ -51,8 +48,8 @@ exit_status reason_command(reason_args a, const context& ctx, const std::string&
   o.argv = {"ptxbench", command, "reason", a.source, "--model", a.model.model, "--out", a.out};
   append_model_argv(a.model, o.argv);
   adapt::reason_services s;
-  s.teacher = llm->get();
-  s.model = &resolved->spec;
+  s.teacher = teacher->provider.get();
+  s.model = &teacher->resolved.spec;
   s.interrupt = interrupted;
   auto out = adapt::run_reasoning(o, s);
   if (!out) return report_error(out.err().message, exit_status::usage);

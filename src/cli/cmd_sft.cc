@@ -42,16 +42,11 @@ struct export_args {
   std::string editor_model, models_file;
 };
 
-// A model-driven stage's provider for `model` (a teacher, the editor), with the teacher's sampling.
-result<std::pair<resolved_model, std::unique_ptr<agent::provider>>> teacher(
-    const std::string& model, const std::string& models_file, bool stream, const context& ctx,
-    const std::atomic<bool>* cancel, const std::optional<adapt::teacher_sampling>& sampling = std::nullopt) {
-  auto resolved = resolve_model_choice({model, models_file, "", stream}, ctx);
-  if (!resolved) return resolved.err();
-  if (sampling) adapt::apply_teacher_sampling(resolved->spec, *sampling);
-  auto llm = model_provider(*resolved, cancel);
-  if (!llm) return llm.err();
-  return std::make_pair(std::move(*resolved), std::move(*llm));
+// A model-driven stage's model (a teacher, the editor) named in a plan, with the teacher's sampling.
+result<sampled_model> teacher(const std::string& model, const std::string& models_file, bool stream, const context& ctx,
+                              const std::atomic<bool>* cancel,
+                              const std::optional<adapt::teacher_sampling>& sampling = std::nullopt) {
+  return sampled_model_provider({model, models_file, "", stream}, sampling, ctx, cancel);
 }
 
 // The editor's client, made on its first request (most exports need none): the model's provider with
@@ -72,8 +67,8 @@ void lazy_editor(adapt::export_options& o, const std::string& model, const std::
       c->cancel = install_interrupt_handler();
       auto t = teacher(model, models_file, stream, ctx, c->cancel, sampling);
       if (!t) return t.err().with_context("the editor model");
-      c->resolved = std::move(t->first);
-      c->llm = std::move(t->second);
+      c->resolved = std::move(t->resolved);
+      c->llm = std::move(t->provider);
     }
     agent::completion_request req;
     req.messages = {{"system", call.system, ""}, {"user", call.user, ""}};
@@ -223,15 +218,15 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
       o.evaluator_name = a.eval.evaluator;
       o.quiet = a.quiet;
       o.progress_bar = isatty(STDERR_FILENO) != 0;
-      if (auto c = clamp_turns_to_replay(t->first.spec, o.turns); !c) return report_error(c.err().message, exit_status::usage);
+      if (auto c = clamp_turns_to_replay(t->resolved.spec, o.turns); !c) return report_error(c.err().message, exit_status::usage);
       if (auto gpu = check_gpu_for(a.eval.evaluator, o.run_on_gpu, tasks->find_target(plan->target)); !gpu)
         return report_error(gpu.err().message, exit_status::usage);
       auto factory = evaluator_factory_for(a.eval.evaluator, a.eval.fake_delay_ms, ctx);
       if (!factory) return report_error(factory.err().message, exit_status::usage);
       agent::sweep_services s;
       s.tasks = &*tasks;
-      s.model = &t->first.spec;
-      s.llm = t->second.get();
+      s.model = &t->resolved.spec;
+      s.llm = t->provider.get();
       s.make_evaluator = *factory;
       s.prompts = [](const task&, const target_info&, const std::string&) -> result<agent::prompt_pair> {
         return make_error("internal: a repair trajectory without its prompts");
@@ -280,8 +275,8 @@ exit_status recipe_command(const recipe_args& a, const context& ctx) {
     ro.quiet = a.quiet;
     ro.argv = {"ptxbench", "sft", "recipe", a.name};
     adapt::reason_services rs;
-    rs.teacher = t->second.get();
-    rs.model = &t->first.spec;
+    rs.teacher = t->provider.get();
+    rs.model = &t->resolved.spec;
     rs.interrupt = interrupted;
     auto reasoned = adapt::run_reasoning(ro, rs);
     if (!reasoned) return report_error(reasoned.err().message, exit_status::usage);
