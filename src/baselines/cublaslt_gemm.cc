@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "core/file_io.h"
 #include "core/json_check.h"
+#include "core/tuned_choice.h"
 #include "gpu/common/cuda_check.h"
 
 namespace ptxbench::gpu {
@@ -110,12 +110,12 @@ class cublaslt_gemm final : public baseline {
     if (m_algo_index < 0) throw std::runtime_error("no cuBLASLt algorithm ran for this GEMM");
   }
 
-  void set_algo(const cublasLtMatmulAlgo_t& a, int index, int candidates, bool from_cache) {
+  void set_algo(const cublasLtMatmulAlgo_t& a, int index, int candidates) {
     m_algo = a;
     m_algo_index = index;
     m_candidates = candidates;
-    m_from_cache = from_cache;
   }
+  void set_from_cache(bool from_cache) { m_from_cache = from_cache; }
   const cublasLtMatmulAlgo_t& algo() const { return m_algo; }
   int algo_index() const { return m_algo_index; }
   int candidates() const { return m_candidates; }
@@ -155,7 +155,11 @@ std::string algo_hex(const cublasLtMatmulAlgo_t& a) {
 bool algo_from_hex(const std::string& hex, cublasLtMatmulAlgo_t& a) {
   if (hex.size() != 2 * sizeof a) return false;
   auto* p = reinterpret_cast<unsigned char*>(&a);
-  for (std::size_t i = 0; i < sizeof a; ++i) p[i] = static_cast<unsigned char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+  for (std::size_t i = 0; i < sizeof a; ++i) {
+    const std::string byte = hex.substr(2 * i, 2);
+    if (byte.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) return false;
+    p[i] = static_cast<unsigned char>(std::stoi(byte, nullptr, 16));
+  }
   return true;
 }
 
@@ -171,30 +175,27 @@ result<std::unique_ptr<baseline>> make_cublaslt_gemm(const baseline_request& req
     PTXB_CUDA_CALL(cudaGetDeviceProperties(&prop, req.device));
     std::string key = fmt::format("cublaslt_gemm-{}-{}-M{}-N{}-K{}", prop.name, cublasLtGetVersion(), m, n, k);
     for (auto& c : key) if (c == ' ' || c == '/') c = '_';
-    std::filesystem::path memo = cache_dir.empty() ? std::filesystem::path() : cache_dir / "baselines" / (key + ".json");
-    bool loaded = false;
-    if (!memo.empty()) {
-      if (auto text = read_file(memo, 1u << 20)) {
-        auto j = parse_json(*text, memo.string());
-        cublasLtMatmulAlgo_t a{};
-        if (j && algo_from_hex(j->value("algo", ""), a)) {
-          g->set_algo(a, j->value("index", 0), j->value("candidates", 0), true);
-          try {
-            g->run(in, out, s);  // a stale entry (other cuBLAS build) must still run
-            PTXB_CUDA_CALL(cudaStreamSynchronize(s));
-            loaded = true;
-          } catch (const std::exception&) {
-            loaded = false;
-          }
-        }
+    // Remembered per host (core/tuned_choice.h says why): every process uses the first tuning's algorithm.
+    auto use = [&](const ordered_json& j) -> status {
+      cublasLtMatmulAlgo_t a{};
+      if (!algo_from_hex(j.value("algo", ""), a)) return make_error("no algorithm in it");
+      g->set_algo(a, j.value("index", 0), j.value("candidates", 0));
+      try {
+        g->run(in, out, s);  // a stale entry (other cuBLAS build) must still run
+        PTXB_CUDA_CALL(cudaStreamSynchronize(s));
+      } catch (const std::exception& e) {
+        cudaGetLastError();
+        return make_error(e.what());
       }
-    }
-    if (!loaded) {
+      return ok();
+    };
+    auto tune = [&]() -> result<ordered_json> {
       g->autotune(in.at(0).data, in.at(1).data, out.at(0).data, s);
-      if (!memo.empty())
-        (void)write_file_atomic(memo, ordered_json{{"key", key}, {"algo", algo_hex(g->algo())}, {"index", g->algo_index()},
-                                                   {"candidates", g->candidates()}}.dump(2));
-    }
+      return ordered_json{{"algo", algo_hex(g->algo())}, {"index", g->algo_index()}, {"candidates", g->candidates()}};
+    };
+    auto chosen = remember_tuned_choice(cache_dir, key, use, tune);
+    if (!chosen) return chosen.err().with_context("cuBLASLt GEMM baseline");
+    g->set_from_cache(chosen->from_cache);
     return std::unique_ptr<baseline>(std::move(g));
   } catch (const std::exception& e) {
     return make_error(std::string("cuBLASLt GEMM baseline: ") + e.what());

@@ -5,7 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <limits>
+#include <optional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -13,6 +17,7 @@
 
 #include "baselines/attention_reference.h"
 #include "core/align.h"
+#include "core/tuned_choice.h"
 #include "baselines/cudnn_backend.h"
 #include "baselines/cudnn_plan.h"
 #include "baselines/gqa_aux.h"
@@ -273,82 +278,131 @@ class gqa_executable {
   [[nodiscard]] const gqa_problem& problem() const { return m_problem; }
   [[nodiscard]] const std::string& description() const { return m_description; }
 
-  // Builds every variant that applies, times its plans on the sample buffers and keeps the fastest.
-  status build(const call_io& sample, cudaStream_t stream) {
+  // Builds every variant that applies, times its plans on the sample buffers and keeps the fastest
+  // that matches the independent reference. With a cache folder the choice is remembered per host
+  // (core/tuned_choice.h says why) and a later build rebuilds that plan, checked against the
+  // reference on its own sample again, instead of tuning.
+  status build(const call_io& sample, cudaStream_t stream, const std::filesystem::path& cache_dir) {
     const cudnn::version runtime = cudnn::runtime_version();
     std::vector<page_table_form> forms{page_table_form::padded};
     if (m_problem.paged()) forms = {page_table_form::packed, page_table_form::padded};
-    std::vector<std::string> attempts;
-    float best_ms = std::numeric_limits<float>::infinity();
-    int timed = 0;
     reference_outputs reference;
     try {
       reference = compute_reference(sample, stream);
       m_handle = std::make_unique<cudnn::handle>();
       m_handle->set_stream(stream);
-      for (page_table_form form : forms) {
-        const std::string name = m_problem.paged() ? page_table_form_name(form) : "ragged";
-        std::unique_ptr<cudnn::gqa_graph> graph;
-        cudnn::plan_search search;
-        try {
-          graph = cudnn::build_gqa_graph(m_problem, form, m_handle->get(), runtime);
-          search = cudnn::find_plans(graph->op_graph, 4);
-        } catch (const std::exception& e) {
-          attempts.push_back(fmt::format("{}: {}", name, e.what()));
-          continue;
-        }
-        if (search.plans.empty()) {
-          attempts.push_back(fmt::format("{}: no engine config finalized ({})", name,
-                                         search.rejected.empty() ? "no configs" : search.rejected.front()));
-          continue;
-        }
-        if (status s = prepare(*graph, sample, stream); !s) return s.err();
-        int winner = -1;
-        float winner_ms = best_ms;
-        std::string tried;
-        for (std::size_t i = 0; i < search.plans.size(); ++i) {
-          try {
-            ensure_workspace(search.plans[i].workspace_bytes);
-            cudnn::descriptor pack = make_pack(*graph, sample);
-            const float ms = cudnn::median_execution_ms(m_handle->get(), search.plans[i].plan, pack, stream, 5);
-            ++timed;
-            const int64_t wrong = mismatches(search.plans[i], pack, sample, reference, stream);
-            if (wrong > 0) {
-              tried += fmt::format("{}engine {} {:.4f} ms but {} output elements differ from the independent reference",
-                                   tried.empty() ? "" : ", ", search.plans[i].engine_id, ms, wrong);
-              continue;
-            }
-            tried += fmt::format("{}engine {} {:.4f} ms", tried.empty() ? "" : ", ", search.plans[i].engine_id, ms);
-            if (ms < winner_ms) {
-              winner_ms = ms;
-              winner = static_cast<int>(i);
-            }
-          } catch (const std::exception& e) {
-            cudaStreamSynchronize(stream);
-            cudaGetLastError();
-            tried += fmt::format("{}engine {} failed: {}", tried.empty() ? "" : ", ", search.plans[i].engine_id, e.what());
-          }
-        }
-        attempts.push_back(fmt::format("{}: {}", name, tried));
-        if (winner >= 0) {
-          best_ms = winner_ms;
-          m_graph = std::move(graph);
-          m_plan = std::move(search.plans[static_cast<std::size_t>(winner)]);
-        }
-      }
     } catch (const std::exception& e) {
       return make_error(fmt::format("cuDNN {}: {}", runtime.str(), e.what()));
     }
-    if (!m_graph) return make_error(fmt::format("cuDNN {}: no working plan: {}", runtime.str(), fmt::join(attempts, "; ")));
+    float best_ms = std::numeric_limits<float>::infinity();
+    int timed = 0;
+    std::string tried;  // every form's plans and times, from this tuning or the remembered one
+    auto tune = [&]() -> result<ordered_json> {
+      std::vector<std::string> attempts;
+      best_ms = std::numeric_limits<float>::infinity();
+      timed = 0;
+      int best_index = -1;
+      m_graph.reset();
+      m_plan = cudnn::plan_candidate{};
+      try {
+        for (page_table_form form : forms) {
+          const std::string name = form_name(form);
+          std::unique_ptr<cudnn::gqa_graph> graph;
+          cudnn::plan_search search;
+          try {
+            graph = cudnn::build_gqa_graph(m_problem, form, m_handle->get(), runtime);
+            search = cudnn::find_plans(graph->op_graph, k_plans_per_form);
+          } catch (const std::exception& e) {
+            attempts.push_back(fmt::format("{}: {}", name, e.what()));
+            continue;
+          }
+          if (search.plans.empty()) {
+            attempts.push_back(fmt::format("{}: no engine config finalized ({})", name,
+                                           search.rejected.empty() ? "no configs" : search.rejected.front()));
+            continue;
+          }
+          if (status s = prepare(*graph, sample, stream); !s) return s.err();
+          int winner = -1;
+          float winner_ms = best_ms;
+          std::string tried_here;
+          for (std::size_t i = 0; i < search.plans.size(); ++i) {
+            try {
+              ensure_workspace(search.plans[i].workspace_bytes);
+              cudnn::descriptor pack = make_pack(*graph, sample);
+              const float ms = cudnn::median_execution_ms(m_handle->get(), search.plans[i].plan, pack, stream, 5);
+              ++timed;
+              const int64_t wrong = mismatches(search.plans[i], pack, sample, reference, stream);
+              if (wrong > 0) {
+                tried_here += fmt::format("{}engine {} {:.4f} ms but {} output elements differ from the independent "
+                                          "reference",
+                                          tried_here.empty() ? "" : ", ", search.plans[i].engine_id, ms, wrong);
+                continue;
+              }
+              tried_here += fmt::format("{}engine {} {:.4f} ms", tried_here.empty() ? "" : ", ",
+                                        search.plans[i].engine_id, ms);
+              if (ms < winner_ms) {
+                winner_ms = ms;
+                winner = static_cast<int>(i);
+              }
+            } catch (const std::exception& e) {
+              cudaStreamSynchronize(stream);
+              cudaGetLastError();
+              tried_here += fmt::format("{}engine {} failed: {}", tried_here.empty() ? "" : ", ",
+                                        search.plans[i].engine_id, e.what());
+            }
+          }
+          attempts.push_back(fmt::format("{}: {}", name, tried_here));
+          if (winner >= 0) {
+            best_ms = winner_ms;
+            best_index = winner;
+            m_graph = std::move(graph);
+            m_plan = std::move(search.plans[static_cast<std::size_t>(winner)]);
+          }
+        }
+      } catch (const std::exception& e) {
+        return make_error(fmt::format("cuDNN {}: {}", runtime.str(), e.what()));
+      }
+      if (!m_graph) return make_error(fmt::format("cuDNN {}: no working plan: {}", runtime.str(), fmt::join(attempts, "; ")));
+      tried = fmt::format("{}", fmt::join(attempts, "; "));
+      return ordered_json{{"form", form_name(m_graph->table)},
+                          {"heuristic", m_plan.heuristic},
+                          {"index", best_index},
+                          {"engine", m_plan.engine_id},
+                          {"label", m_plan.label(false)},
+                          {"tuned_ms", best_ms},
+                          {"plans_timed", timed},
+                          {"tried", tried}};
+    };
+    auto use = [&](const ordered_json& choice) -> status {
+      status loaded = load_choice(choice, forms, sample, reference, stream, runtime);
+      if (loaded) {
+        best_ms = choice.value("tuned_ms", std::numeric_limits<float>::quiet_NaN());
+        timed = choice.value("plans_timed", 0);
+        tried = choice.value("tried", "");
+      }
+      return loaded;
+    };
+    auto chosen = remember_tuned_choice(cache_dir, tuned_choice_key(), use, tune);
+    if (!chosen) return chosen.err();
     check_replay(sample, reference, stream);
+    const bool stale = !chosen->from_cache && chosen->why_tuned != "no cache folder" &&
+                       chosen->why_tuned != "nothing remembered yet";
+    const std::string how =
+        chosen->from_cache
+            ? fmt::format("autotuned earlier, from the cache: fastest of {} timed plan(s), {:.3f} ms on the sample "
+                          "buffers then, each plan checked against the independent fp32 reference there (atol = rtol = "
+                          "{:g}) (tried: {}); the remembered plan checked against it again on this sample",
+                          timed, best_ms, k_self_check_tolerance, tried)
+            : fmt::format("autotuned now: fastest of {} timed plan(s), {:.3f} ms on the sample buffers, each plan "
+                          "checked against the independent fp32 reference there (atol = rtol = {:g}) (tried: {}){}",
+                          timed, best_ms, k_self_check_tolerance, tried,
+                          stale ? " (" + chosen->why_tuned + ")" : "");
     m_description = fmt::format(
-        "{}: cuDNN {} (headers {}) composite GQA graph, {} layout{}, padding mask{}, {}; autotuned: fastest of {} timed "
-        "plan(s), {:.3f} ms on the sample buffers, each plan checked against the independent fp32 reference there "
-        "(atol = rtol = {:g}) (tried: {}); each call also runs a prepare kernel (sequence lengths{}){}; calls run as {}",
+        "{}: cuDNN {} (headers {}) composite GQA graph, {} layout{}, padding mask{}, {}; {}; each call also runs a "
+        "prepare kernel (sequence lengths{}){}; calls run as {}",
         k_kind, runtime.str(), cudnn::compiled_version().str(), gqa_layout_name(m_problem.layout),
         m_problem.paged() ? fmt::format(", {} page table", page_table_form_name(m_graph->table)) : "",
-        m_problem.causal ? ", bottom-right causal mask" : "", m_plan.label(), timed, best_ms, k_self_check_tolerance,
-        fmt::join(attempts, "; "),
+        m_problem.causal ? ", bottom-right causal mask" : "", m_plan.label(), how,
         m_problem.paged() && m_graph->table == page_table_form::padded ? ", offsets, page table"
         : m_problem.ragged_q()                                          ? ", offsets"
                                                                         : "",
@@ -363,6 +417,76 @@ class gqa_executable {
   }
 
  private:
+  static constexpr int k_plans_per_form = 4;
+
+  std::string form_name(page_table_form form) const {
+    return m_problem.paged() ? page_table_form_name(form) : "ragged";
+  }
+
+  // Everything that determines the graph and its plans: the problem as the graph sees it (layout,
+  // batch, heads, D, longest sequences, totals, pages, causal, the scale's bits), bf16, the GPU's
+  // name and compute capability, the loaded cuDNN and the headers, the plans tried per form.
+  std::string tuned_choice_key() const {
+    const gqa_problem& p = m_problem;
+    cudaDeviceProp prop{};
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+      cudaGetLastError();
+      std::snprintf(prop.name, sizeof prop.name, "unknown-gpu");
+    }
+    uint32_t scale_bits = 0;
+    std::memcpy(&scale_bits, &p.scale, sizeof scale_bits);
+    return fmt::format("{}-{}-sm{}{}-cudnn{}-headers{}-{}-b{}-hq{}-hkv{}-d{}-maxq{}-maxkv{}-q{}-kv{}-pages{}x{}-idx{}-{}"
+                       "-scale{:08x}-bf16-plans{}",
+                       k_kind, prop.name, prop.major, prop.minor, cudnn::runtime_version().code,
+                       cudnn::compiled_version().code, gqa_layout_name(p.layout), p.batch, p.h_q, p.h_kv, p.d, p.max_q,
+                       p.max_kv, p.total_q, p.total_kv, p.num_pages, p.page_size, p.num_kv_indices,
+                       p.causal ? "causal" : "noncausal", scale_bits, k_plans_per_form);
+  }
+
+  // Rebuilds a remembered choice: that form's graph only, find_plans' list up to its index, the plan
+  // there if it is still the same (engine, heuristic mode, label), and it must match the independent
+  // reference on this sample as every tuned plan must. Anything else is an error saying what
+  // changed, and the caller tunes again.
+  status load_choice(const ordered_json& choice, const std::vector<page_table_form>& forms, const call_io& sample,
+                     const reference_outputs& reference, cudaStream_t stream, cudnn::version runtime) {
+    const std::string name = choice.at("form").get<std::string>();
+    std::optional<page_table_form> form;
+    for (page_table_form f : forms)
+      if (form_name(f) == name) form = f;
+    if (!form) return make_error(fmt::format("the {} form is not one this layout tries", name));
+    const int index = choice.at("index").get<int>();
+    const int64_t engine = choice.at("engine").get<int64_t>();
+    const std::string heuristic = choice.at("heuristic").get<std::string>();
+    const std::string label = choice.at("label").get<std::string>();
+    if (index < 0 || index >= k_plans_per_form) return make_error(fmt::format("plan index {} out of range", index));
+    std::unique_ptr<cudnn::gqa_graph> graph = cudnn::build_gqa_graph(m_problem, *form, m_handle->get(), runtime);
+    cudnn::plan_search search = cudnn::find_plans(graph->op_graph, index + 1);
+    if (search.plans.size() <= static_cast<std::size_t>(index))
+      return make_error(fmt::format("the {} graph now has {} plan(s), the remembered one was #{} ({})", name,
+                                    search.plans.size(), index, label));
+    cudnn::plan_candidate& plan = search.plans[static_cast<std::size_t>(index)];
+    if (plan.engine_id != engine || plan.heuristic != heuristic || plan.label(false) != label)
+      return make_error(fmt::format("plan #{} of the {} graph is now {}, the remembered one was {}", index, name,
+                                    plan.label(false), label));
+    try {
+      if (status s = prepare(*graph, sample, stream); !s) return s.err();
+      ensure_workspace(plan.workspace_bytes);
+      cudnn::descriptor pack = make_pack(*graph, sample);
+      const int64_t wrong = mismatches(plan, pack, sample, reference, stream);
+      if (wrong > 0)
+        return make_error(fmt::format("{} of the {} graph: {} output elements differ from the independent reference",
+                                      plan.label(false), name, wrong));
+    } catch (const std::exception& e) {
+      cudaStreamSynchronize(stream);
+      cudaGetLastError();
+      return make_error(fmt::format("{} of the {} graph does not run: {}", plan.label(false), name, e.what()));
+    }
+    m_graph = std::move(graph);
+    m_plan = std::move(plan);
+    return ok();
+  }
+
   // One call's launches: the prepare kernel, cuDNN's execute, the LSE scatter. Only enqueued when
   // a call is captured or runs eagerly; a replayed graph needs no variant pack.
   void enqueue_call(const call_io& io, cudaStream_t stream) {
@@ -697,7 +821,8 @@ result<std::unique_ptr<baseline>> make_cudnn_gqa_only(const baseline_request& re
     return s.err().with_context(fmt::format("{} with cuDNN {}", k_kind, cudnn::runtime_version().str()));
   try {
     auto exe = std::make_unique<gqa_executable>(*r, problem);
-    if (status s = exe->build(pointers_of(sample_inputs, sample_outputs), stream); !s) return s.err().with_context(k_kind);
+    if (status s = exe->build(pointers_of(sample_inputs, sample_outputs), stream, request.cache_dir); !s)
+      return s.err().with_context(k_kind);
     return std::unique_ptr<baseline>(std::make_unique<cudnn_gqa_baseline>(*r, std::move(exe)));
   } catch (const std::exception& e) {
     return make_error(fmt::format("{}: {}", k_kind, e.what()));

@@ -97,9 +97,10 @@ cudnnStatus_t finalize_plan(const descriptor& config, const char* heuristic, pla
   return status;
 }
 
-std::string plan_candidate::label() const {
+std::string plan_candidate::label(bool with_plan_json) const {
+  const bool plan = with_plan_json && !json.empty();
   return fmt::format("engine {}{} (heuristics {}, workspace {} B{}{})", engine_id, runtime_compiled ? " rtc" : "",
-                     heuristic, workspace_bytes, json.empty() ? "" : ", plan ", json);
+                     heuristic, workspace_bytes, plan ? ", plan " : "", plan ? json : "");
 }
 
 plan_search find_plans(const descriptor& op_graph, int max_plans, const descriptor* device_properties) {

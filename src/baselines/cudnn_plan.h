@@ -21,8 +21,9 @@ struct plan_candidate {
   std::string heuristic;         ///< "A" or "FALLBACK"
   std::string json;              ///< CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION (may be empty)
 
-  /// "engine 8 (rtc, heuristics A, workspace 0 B)".
-  [[nodiscard]] std::string label() const;
+  /// "engine 8 rtc (heuristics A, workspace 0 B, plan {...})"; without the plan's JSON when
+  /// with_plan_json is false (what a remembered choice compares: the JSON is long and holds code).
+  [[nodiscard]] std::string label(bool with_plan_json = true) const;
 };
 
 struct plan_search {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -19,29 +20,32 @@ using cudnn::sdpa_direction;
 using cudnn::sdpa_executable;
 using cudnn::sdpa_problem;
 
-// Everything that determines a plan; the stream and the buffers do not.
-std::string cache_key(sdpa_direction direction, const sdpa_problem& p, int device) {
+// Everything that determines a plan, and the folder that remembers it (a plan taken from one
+// folder's memory is not reused for a request naming another); the stream and the buffers do not.
+std::string cache_key(sdpa_direction direction, const sdpa_problem& p, int device,
+                      const std::filesystem::path& cache_dir) {
   uint32_t scale_bits = 0;
   std::memcpy(&scale_bits, &p.scale, sizeof scale_bits);
-  return fmt::format("{}|B{}|H{}|S{}|D{}|causal{}|scale{:08x}|bf16|dev{}|cudnn{}",
+  return fmt::format("{}|B{}|H{}|S{}|D{}|causal{}|scale{:08x}|bf16|dev{}|cudnn{}|memo {}",
                      direction == sdpa_direction::forward ? "fwd" : "bwd", p.b, p.h, p.s, p.d, p.causal ? 1 : 0,
-                     scale_bits, device, cudnn::runtime_version().code);
+                     scale_bits, device, cudnn::runtime_version().code, cache_dir.string());
 }
 
 // Process-wide memo of built executables (see the header for why it is shared).
 class executable_cache {
  public:
   result<std::shared_ptr<sdpa_executable>> get_or_build(sdpa_direction direction, const sdpa_problem& problem,
-                                                        const std::vector<void*>& io_pointers, cudaStream_t stream) {
+                                                        const std::vector<void*>& io_pointers, cudaStream_t stream,
+                                                        const std::filesystem::path& cache_dir) {
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess) {
       cudaGetLastError();
       return make_error("cuDNN attention baseline: no usable CUDA device");
     }
-    const std::string key = cache_key(direction, problem, device);
+    const std::string key = cache_key(direction, problem, device, cache_dir);
     std::lock_guard<std::mutex> lock(m_mutex);
     if (auto it = m_entries.find(key); it != m_entries.end()) return it->second;
-    auto built = cudnn::build_sdpa_executable(direction, problem, cudnn::sdpa_config{}, io_pointers, stream);
+    auto built = cudnn::build_sdpa_executable(direction, problem, cudnn::sdpa_config{}, io_pointers, stream, cache_dir);
     if (!built) return built.err();
     m_entries.emplace(key, *built);
     return built;
@@ -98,7 +102,7 @@ result<std::unique_ptr<baseline>> make_sdpa(const char* kind, sdpa_direction dir
     return make_error(fmt::format("{}: baseline requested for device {} but the current device is {}", kind,
                                   request.device, device));
   }
-  auto exe = shared_cache().get_or_build(direction, *problem, *pointers, stream);
+  auto exe = shared_cache().get_or_build(direction, *problem, *pointers, stream, request.cache_dir);
   if (!exe) return exe.err().with_context(kind);
   return std::unique_ptr<baseline>(std::make_unique<cudnn_sdpa_baseline>(kind, direction, *problem, *exe));
 }
@@ -121,7 +125,7 @@ result<std::unique_ptr<baseline>> make_cudnn_sdpa_bwd(const baseline_request& re
 
 status attention_forward_for_inputs(const device_tensor& q, const device_tensor& k, const device_tensor& v,
                                     bool causal, const device_tensor& o, const device_tensor& lse,
-                                    cudaStream_t stream) {
+                                    cudaStream_t stream, const std::filesystem::path& cache_dir) {
   const char* kind = "attention_forward_for_inputs";
   if (q.shape.size() != 4) return make_error(fmt::format("{}: Q must be [B, H, S, D]", kind));
   sdpa_problem problem{q.shape[0], q.shape[1], q.shape[2], q.shape[3], causal,
@@ -129,7 +133,7 @@ status attention_forward_for_inputs(const device_tensor& q, const device_tensor&
   result<std::vector<void*>> pointers =
       checked_pointers(kind, sdpa_direction::forward, problem, {q, k, v}, {o, lse});
   if (!pointers) return pointers.err();
-  auto exe = shared_cache().get_or_build(sdpa_direction::forward, problem, *pointers, stream);
+  auto exe = shared_cache().get_or_build(sdpa_direction::forward, problem, *pointers, stream, cache_dir);
   if (!exe) return exe.err().with_context(kind);
   try {
     (*exe)->run(*pointers, stream);

@@ -7,10 +7,13 @@
 // Plans are cached per (direction, B, H, S, D, causal, scale, bf16, device, cuDNN version): the
 // first baseline for a problem builds and autotunes on its sample buffers, later ones reuse the
 // executable. The cache is process-wide on purpose (building a runtime-compiled fused-attention
-// plan takes seconds); its entries share a workspace, so run them one stream at a time.
+// plan takes seconds); its entries share a workspace, so run them one stream at a time. Across
+// processes, the request's cache_dir remembers the tuned choice per host (core/tuned_choice.h):
+// a later process rebuilds that plan instead of tuning, so every process measures against it.
 
 #include <cuda_runtime.h>
 
+#include <filesystem>
 #include <memory>
 #include <vector>
 
@@ -26,7 +29,7 @@ result<cudnn::sdpa_problem> sdpa_problem_from_request(const baseline_request& re
 
 /// "cudnn_sdpa_fwd": inputs Q, K, V ([B,H,S,D] bf16), outputs O ([B,H,S,D] bf16) and LSE ([B,H,S]
 /// fp32, natural-log row log-sum-exp of the scaled, masked logits). Builds and autotunes on the
-/// sample buffers (outputs overwritten). Fails naming the requirement on unsupported cuDNN, GPU,
+/// sample buffers (outputs overwritten), or rebuilds the plan remembered in request.cache_dir. Fails naming the requirement on unsupported cuDNN, GPU,
 /// shape or tensors.
 result<std::unique_ptr<baseline>> make_cudnn_sdpa_fwd(const baseline_request& request,
                                                       const std::vector<device_tensor>& sample_inputs,
@@ -42,10 +45,11 @@ result<std::unique_ptr<baseline>> make_cudnn_sdpa_bwd(const baseline_request& re
 
 /// Fills `o` (bf16 [B,H,S,D]) and `lse` (fp32 [B,H,S]) with the cuDNN forward of q, k, v at scale
 /// 1/sqrt(D), causal or not: how the harness derives a backward task's O and L inputs (the plan
-/// comes from the same cache as the forward baseline). Enqueued on `stream`; fails like
-/// make_cudnn_sdpa_fwd, or when the launch fails.
+/// comes from the same cache as a forward baseline with the same cache_dir, which remembers it as
+/// the forward baseline does). Enqueued on `stream`; fails like make_cudnn_sdpa_fwd, or when the
+/// launch fails.
 status attention_forward_for_inputs(const device_tensor& q, const device_tensor& k, const device_tensor& v,
                                     bool causal, const device_tensor& o, const device_tensor& lse,
-                                    cudaStream_t stream);
+                                    cudaStream_t stream, const std::filesystem::path& cache_dir = {});
 
 }  // namespace ptxbench::gpu

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <utility>
 
 #include "core/align.h"
+#include "core/tuned_choice.h"
 
 namespace ptxbench::gpu::cudnn {
 namespace {
@@ -79,6 +81,7 @@ class device_buffer {
 struct best_choice {
   std::unique_ptr<sdpa_graph> graph;
   plan_candidate plan;
+  int plan_index = -1;  // in find_plans' list for graph->kind
   float ms = std::numeric_limits<float>::infinity();
   int plans_timed = 0;
 };
@@ -130,8 +133,57 @@ void try_graph(sdpa_graph_kind kind, const sdpa_problem& problem, const sdpa_con
   if (winner >= 0) {
     best.graph = std::move(graph);
     best.plan = std::move(search.plans[static_cast<std::size_t>(winner)]);
+    best.plan_index = winner;
     best.ms = winner_ms;
   }
+}
+
+// Rebuilds a remembered choice: that graph variant only, find_plans' list up to its index, the
+// plan there if it is still the same (engine, heuristic mode, label), run once on the caller's
+// buffers. Anything else is an error saying what changed, and the caller tunes again.
+status load_choice(const ordered_json& choice, const std::vector<sdpa_graph_kind>& kinds, const sdpa_problem& problem,
+                   handle& h, version runtime, const std::vector<void*>& io_pointers, cudaStream_t stream,
+                   device_buffer& workspace, best_choice& best) {
+  const std::string graph_name = choice.at("graph").get<std::string>();
+  std::optional<sdpa_graph_kind> kind;
+  for (sdpa_graph_kind k : kinds)
+    if (graph_name == graph_kind_name(k)) kind = k;
+  if (!kind) return make_error(fmt::format("the {} graph is not one this build tries", graph_name));
+  const int index = choice.at("index").get<int>();
+  const int64_t engine = choice.at("engine").get<int64_t>();
+  const std::string heuristic = choice.at("heuristic").get<std::string>();
+  const std::string label = choice.at("label").get<std::string>();
+  if (index < 0 || index > 64) return make_error(fmt::format("plan index {} out of range", index));
+  std::unique_ptr<sdpa_graph> graph = build_sdpa_graph(*kind, problem, h.get(), runtime);
+  plan_search search = find_plans(graph->op_graph, index + 1);
+  if (search.plans.size() <= static_cast<std::size_t>(index)) {
+    return make_error(fmt::format("the {} graph now has {} plan(s), the remembered one was #{} ({})", graph_name,
+                                  search.plans.size(), index, label));
+  }
+  plan_candidate& plan = search.plans[static_cast<std::size_t>(index)];
+  if (plan.engine_id != engine || plan.heuristic != heuristic || plan.label(false) != label) {
+    return make_error(fmt::format("plan #{} of the {} graph is now {}, the remembered one was {}", index, graph_name,
+                                  plan.label(false), label));
+  }
+  try {
+    int64_t total = 0;
+    std::vector<int64_t> offsets = scratch_offsets(*graph, plan.workspace_bytes, total);
+    workspace.ensure(total);
+    zero_scratch(*graph, offsets, workspace.get(), stream);
+    descriptor pack = pack_for_graph(*graph, offsets, io_pointers, workspace.get());
+    execute(h.get(), plan.plan, pack);
+    PTXB_CUDA_CALL(cudaStreamSynchronize(stream));
+  } catch (const std::exception& e) {
+    cudaStreamSynchronize(stream);
+    cudaGetLastError();
+    return make_error(fmt::format("{} of the {} graph does not run: {}", plan.label(false), graph_name, e.what()));
+  }
+  best.graph = std::move(graph);
+  best.plan = std::move(plan);
+  best.plan_index = index;
+  best.ms = choice.value("tuned_ms", std::numeric_limits<float>::quiet_NaN());
+  best.plans_timed = choice.value("plans_timed", 0);
+  return ok();
 }
 
 std::string shape_text(sdpa_direction direction, const sdpa_problem& p) {
@@ -156,6 +208,23 @@ std::string attempts_summary(const std::vector<graph_attempt>& attempts, std::op
 }
 
 }  // namespace
+
+std::string sdpa_tuned_choice_key(sdpa_direction direction, const sdpa_problem& p, const std::vector<sdpa_graph_kind>& kinds,
+                                  const sdpa_config& config, int device) {
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    cudaGetLastError();
+    std::strncpy(prop.name, "unknown-gpu", sizeof prop.name - 1);
+  }
+  uint32_t scale_bits = 0;
+  std::memcpy(&scale_bits, &p.scale, sizeof scale_bits);
+  std::string variants;
+  for (sdpa_graph_kind k : kinds) variants += fmt::format("{}{}", variants.empty() ? "" : "+", graph_kind_name(k));
+  return fmt::format("cudnn_sdpa_{}-{}-sm{}{}-cudnn{}-headers{}-B{}-H{}-S{}-D{}-{}-scale{:08x}-bf16-{}-plans{}",
+                     direction == sdpa_direction::forward ? "fwd" : "bwd", prop.name, prop.major, prop.minor,
+                     runtime_version().code, compiled_version().code, p.b, p.h, p.s, p.d,
+                     p.causal ? "causal" : "noncausal", scale_bits, variants, config.max_plans_per_graph);
+}
 
 std::vector<sdpa_graph_kind> default_graph_kinds(sdpa_direction direction, bool causal, version runtime) {
   std::vector<sdpa_graph_kind> kinds;
@@ -209,7 +278,8 @@ status check_sdpa_support(sdpa_direction direction, const sdpa_problem& p, versi
 result<std::shared_ptr<sdpa_executable>> build_sdpa_executable(sdpa_direction direction, const sdpa_problem& problem,
                                                                const sdpa_config& config,
                                                                const std::vector<void*>& io_pointers,
-                                                               cudaStream_t stream) {
+                                                               cudaStream_t stream,
+                                                               const std::filesystem::path& cache_dir) {
   const version runtime = runtime_version();
   int device = 0;
   int sm_major = 0;
@@ -232,35 +302,76 @@ result<std::shared_ptr<sdpa_executable>> build_sdpa_executable(sdpa_direction di
   try {
     exe->m_handle = std::make_unique<handle>();
     exe->m_handle->set_stream(stream);
-    for (sdpa_graph_kind kind : kinds) {
-      graph_attempt attempt;
-      attempt.kind = kind;
-      if (is_forward(kind) != (direction == sdpa_direction::forward)) {
-        attempt.error = "graph variant does not match the direction";
-      } else {
-        try_graph(kind, problem, config, *exe->m_handle, runtime, io_pointers, stream, workspace, best, attempt);
-      }
-      exe->m_attempts.push_back(std::move(attempt));
-    }
   } catch (const std::exception& e) {
     return make_error(fmt::format("cuDNN {}: {}: {}", runtime.str(), shape_text(direction, problem), e.what()));
   }
-  if (!best.graph) {
-    return make_error(fmt::format("cuDNN {}: no working plan for {}: {}", runtime.str(), shape_text(direction, problem),
-                                  attempts_summary(exe->m_attempts, std::nullopt, true)));
-  }
+  std::string others;  // why the other variants lost, from this tuning or the remembered one
+  auto tune = [&]() -> result<ordered_json> {
+    best = best_choice{};
+    exe->m_attempts.clear();
+    try {
+      for (sdpa_graph_kind kind : kinds) {
+        graph_attempt attempt;
+        attempt.kind = kind;
+        if (is_forward(kind) != (direction == sdpa_direction::forward)) {
+          attempt.error = "graph variant does not match the direction";
+        } else {
+          try_graph(kind, problem, config, *exe->m_handle, runtime, io_pointers, stream, workspace, best, attempt);
+        }
+        exe->m_attempts.push_back(std::move(attempt));
+      }
+    } catch (const std::exception& e) {
+      return make_error(fmt::format("cuDNN {}: {}: {}", runtime.str(), shape_text(direction, problem), e.what()));
+    }
+    if (!best.graph) {
+      return make_error(fmt::format("cuDNN {}: no working plan for {}: {}", runtime.str(),
+                                    shape_text(direction, problem),
+                                    attempts_summary(exe->m_attempts, std::nullopt, true)));
+    }
+    others = attempts_summary(exe->m_attempts, best.graph->kind, false);
+    return ordered_json{{"graph", graph_kind_name(best.graph->kind)},
+                        {"heuristic", best.plan.heuristic},
+                        {"index", best.plan_index},
+                        {"engine", best.plan.engine_id},
+                        {"label", best.plan.label(false)},
+                        {"tuned_ms", best.ms},
+                        {"plans_timed", best.plans_timed},
+                        {"other_variants", others}};
+  };
+  auto use = [&](const ordered_json& choice) -> status {
+    best = best_choice{};
+    status loaded =
+        load_choice(choice, kinds, problem, *exe->m_handle, runtime, io_pointers, stream, workspace, best);
+    if (loaded) others = choice.value("other_variants", "");
+    return loaded;
+  };
+  auto chosen = remember_tuned_choice(cache_dir, sdpa_tuned_choice_key(direction, problem, kinds, config, device),
+                                      use, tune);
+  if (!chosen) return chosen.err();
+  exe->m_from_cache = chosen->from_cache;
   exe->m_graph = std::move(best.graph);
   exe->m_plan = std::move(best.plan);
   int64_t total = 0;
   exe->m_scratch_offsets = scratch_offsets(*exe->m_graph, exe->m_plan.workspace_bytes, total);
+  try {
+    workspace.ensure(total);  // a remembered plan may need more than the tuning's largest
+  } catch (const std::exception& e) {
+    return make_error(fmt::format("cuDNN {}: {}: {}", runtime.str(), shape_text(direction, problem), e.what()));
+  }
   exe->m_workspace = workspace.release(exe->m_workspace_bytes);
-  const std::string others = attempts_summary(exe->m_attempts, exe->m_graph->kind, false);
-  exe->m_description = fmt::format(
-      "cuDNN {} (headers {}) {} graph{}, {}; autotuned: fastest of {} timed plan(s), {:.3f} ms on the sample "
-      "buffers{}{}",
-      runtime.str(), compiled_version().str(), graph_kind_name(exe->m_graph->kind),
-      problem.causal ? " with causal mask" : "", exe->m_plan.label(), best.plans_timed, best.ms,
-      others.empty() ? "" : "; other variants: ", others);
+  const bool stale = !chosen->from_cache && chosen->why_tuned != "no cache folder" &&
+                     chosen->why_tuned != "nothing remembered yet";
+  const std::string how =
+      chosen->from_cache
+          ? fmt::format("autotuned earlier, from the cache: fastest of {} timed plan(s), {:.3f} ms on the sample "
+                        "buffers then",
+                        best.plans_timed, best.ms)
+          : fmt::format("autotuned now: fastest of {} timed plan(s), {:.3f} ms on the sample buffers{}",
+                        best.plans_timed, best.ms, stale ? " (" + chosen->why_tuned + ")" : "");
+  exe->m_description = fmt::format("cuDNN {} (headers {}) {} graph{}, {}; {}{}{}", runtime.str(),
+                                   compiled_version().str(), graph_kind_name(exe->m_graph->kind),
+                                   problem.causal ? " with causal mask" : "", exe->m_plan.label(), how,
+                                   others.empty() ? "" : "; other variants: ", others);
   return exe;
 }
 

@@ -2,11 +2,14 @@
 // A built, autotuned cuDNN attention operation ready to run: the winning graph variant and
 // execution plan, a cuDNN handle and a preallocated workspace. Building tries every graph variant
 // that applies (unified and composite), finalizes the plans the heuristics offer, times each on
-// the caller's buffers and keeps the fastest; nothing of that happens inside run().
+// the caller's buffers and keeps the fastest; nothing of that happens inside run(). With a cache
+// folder the choice is remembered per host (core/tuned_choice.h) and later builds rebuild exactly
+// that plan instead of tuning again, so every process measures against the same one.
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -56,14 +59,18 @@ class sdpa_executable {
   [[nodiscard]] const std::string& description() const { return m_description; }
   [[nodiscard]] sdpa_graph_kind kind() const { return m_graph->kind; }
   [[nodiscard]] const plan_candidate& plan() const { return m_plan; }
+  /// What this build tried (empty when the plan came from the cache: nothing was tried).
   [[nodiscard]] const std::vector<graph_attempt>& attempts() const { return m_attempts; }
+  /// True when the plan was the one remembered in the cache folder (no tuning in this build).
+  [[nodiscard]] bool from_cache() const { return m_from_cache; }
 
   ~sdpa_executable();
 
  private:
   friend result<std::shared_ptr<sdpa_executable>> build_sdpa_executable(sdpa_direction, const sdpa_problem&,
                                                                          const sdpa_config&,
-                                                                         const std::vector<void*>&, cudaStream_t);
+                                                                         const std::vector<void*>&, cudaStream_t,
+                                                                         const std::filesystem::path&);
   sdpa_executable() = default;
   const descriptor& pack_for(const std::vector<void*>& io_pointers);
 
@@ -78,13 +85,26 @@ class sdpa_executable {
   descriptor m_pack;
   std::vector<graph_attempt> m_attempts;
   std::string m_description;
+  bool m_from_cache = false;
 };
+
+/// What identifies a remembered choice's problem: direction, B, H, S, D, causal, the scale's bits,
+/// bf16, the GPU's name and compute capability, the loaded cuDNN and the headers, the variants tried
+/// and the plans per variant. The GPU index is not in it: GPUs of one name share the choice.
+std::string sdpa_tuned_choice_key(sdpa_direction direction, const sdpa_problem& problem,
+                                  const std::vector<sdpa_graph_kind>& kinds, const sdpa_config& config, int device);
 
 /// Builds and autotunes (on io_pointers, whose outputs it overwrites) on the current device.
 /// Fails with a message naming the requirement or every variant's cuDNN failure; never crashes.
+/// cache_dir (may be empty): where the choice is remembered — the graph variant, the heuristic mode,
+/// the plan's index in find_plans' list, its engine id and label. A remembered choice is rebuilt
+/// (that variant only, that plan, which must still finalize, match and run once on io_pointers);
+/// anything else tunes now and overwrites it. The description says "autotuned now" or "autotuned
+/// earlier, from the cache".
 result<std::shared_ptr<sdpa_executable>> build_sdpa_executable(sdpa_direction direction, const sdpa_problem& problem,
                                                                const sdpa_config& config,
                                                                const std::vector<void*>& io_pointers,
-                                                               cudaStream_t stream);
+                                                               cudaStream_t stream,
+                                                               const std::filesystem::path& cache_dir = {});
 
 }  // namespace ptxbench::gpu::cudnn

@@ -3,8 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <tuple>
 
@@ -229,6 +234,81 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(cudnn::graph_kind_name(std::get<0>(info.param))) +
              (std::get<1>(info.param) ? "_causal" : "");
     });
+
+// Issue 24: the tuned choice is remembered in the cache folder, so a second build (another process
+// in practice) rebuilds the same graph variant and plan instead of tuning again; an entry that no
+// longer matches is tuned again and overwritten.
+class CudnnSdpaRemembered : public ::testing::TestWithParam<cudnn::sdpa_direction> {};
+
+TEST_P(CudnnSdpaRemembered, TheSecondBuildTakesTheSamePlanFromTheCache) {
+  PTXB_SKIP_WITHOUT_GPU();
+  const bool forward = GetParam() == cudnn::sdpa_direction::forward;
+  const shape4 s{1, 2, 256, 128};
+  const int64_t n = s.numel();
+  device_array<__nv_bfloat16> q(n), k(n), v(n), o(n), d_o(n), dq(n), dk(n), dv(n);
+  device_array<float> lse(s.rows()), ref_o(n);
+  for (auto [buf, seed] : {std::pair{&q, 51}, {&k, 52}, {&v, 53}, {&d_o, 54}}) {
+    ASSERT_TRUE(fill_normal_bf16(buf->get(), n, seed, nullptr).ok());
+  }
+  const attention_dims dims{s.b * s.h, s.s, s.d, false, s.scale()};
+  ASSERT_TRUE(reference_attention_forward(q.get(), k.get(), v.get(), dims, ref_o.get(), lse.get(), nullptr).ok());
+  ASSERT_TRUE(convert_f32_to_bf16(ref_o.get(), o.get(), n, nullptr).ok());
+  device_array<__nv_bfloat16> o_out(n);
+  device_array<float> lse_out(s.rows());
+  std::vector<void*> io = forward ? std::vector<void*>{q.get(), k.get(), v.get(), o_out.get(), lse_out.get()}
+                                  : std::vector<void*>{q.get(), k.get(), v.get(), o.get(), d_o.get(), lse.get(),
+                                                       dq.get(), dk.get(), dv.get()};
+  const cudnn::sdpa_problem problem{s.b, s.h, s.s, s.d, false, s.scale()};
+  const auto cache = std::filesystem::temp_directory_path() /
+                     ("ptxbench-sdpa-memo-" + std::to_string(::getpid()) + (forward ? "-fwd" : "-bwd"));
+  std::filesystem::remove_all(cache);
+
+  auto first = cudnn::build_sdpa_executable(GetParam(), problem, cudnn::sdpa_config{}, io, nullptr, cache);
+  ASSERT_TRUE(first.ok()) << first.err().message;
+  std::cout << "[first] " << (*first)->description() << "\n";
+  EXPECT_FALSE((*first)->from_cache());
+  EXPECT_NE((*first)->description().find("; autotuned now: fastest of"), std::string::npos);
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(cache / "baselines")) files.push_back(e.path());
+  ASSERT_EQ(files.size(), 1U);
+  std::cout << "[memo] " << files[0] << "\n";
+
+  auto second = cudnn::build_sdpa_executable(GetParam(), problem, cudnn::sdpa_config{}, io, nullptr, cache);
+  ASSERT_TRUE(second.ok()) << second.err().message;
+  std::cout << "[second] " << (*second)->description() << "\n";
+  EXPECT_TRUE((*second)->from_cache());
+  EXPECT_NE((*second)->description().find("; autotuned earlier, from the cache: fastest of"), std::string::npos);
+  EXPECT_TRUE((*second)->attempts().empty());
+  EXPECT_EQ((*second)->kind(), (*first)->kind());
+  EXPECT_EQ((*second)->plan().engine_id, (*first)->plan().engine_id);
+  EXPECT_EQ((*second)->plan().label(false), (*first)->plan().label(false));
+  if (forward) {  // the remembered plan computes the function too
+    (*second)->run(io, nullptr);
+    EXPECT_TRUE(all_close(to_float(o_out.to_host()), ref_o.to_host(), k_tolerance, k_tolerance)) << "O";
+  }
+
+  // A remembered engine that is not the plan at its index any more: tuned again, and overwritten.
+  std::stringstream text;
+  text << std::ifstream(files[0]).rdbuf();
+  auto memo = nlohmann::ordered_json::parse(text.str());
+  memo["engine"] = memo["engine"].get<int64_t>() + 1000;
+  std::ofstream(files[0]) << memo.dump(2);
+  auto third = cudnn::build_sdpa_executable(GetParam(), problem, cudnn::sdpa_config{}, io, nullptr, cache);
+  ASSERT_TRUE(third.ok()) << third.err().message;
+  std::cout << "[third] " << (*third)->description() << "\n";
+  EXPECT_FALSE((*third)->from_cache());
+  EXPECT_NE((*third)->description().find("(the remembered choice is unusable: plan #"), std::string::npos);
+  std::stringstream rewritten;
+  rewritten << std::ifstream(files[0]).rdbuf();
+  EXPECT_EQ(nlohmann::ordered_json::parse(rewritten.str())["engine"], (*third)->plan().engine_id);
+  std::filesystem::remove_all(cache);
+}
+
+INSTANTIATE_TEST_SUITE_P(Directions, CudnnSdpaRemembered,
+                         ::testing::Values(cudnn::sdpa_direction::forward, cudnn::sdpa_direction::backward),
+                         [](const auto& info) {
+                           return std::string(info.param == cudnn::sdpa_direction::forward ? "forward" : "backward");
+                         });
 
 }  // namespace
 }  // namespace ptxbench::gpu

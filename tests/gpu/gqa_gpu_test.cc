@@ -5,6 +5,7 @@
 // fallback to the reference; and the request checks (those need no GPU).
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -250,6 +251,30 @@ TEST(GqaBaseline, TheSuiteBaselineIsCudnnWhereCudnnWorks) {
   auto made = make_cudnn_sdpa_gqa(request_of(*t), b.inputs, b.outputs, nullptr);
   ASSERT_TRUE(made.ok()) << made.err().message;
   EXPECT_EQ((*made)->description().rfind("cudnn_sdpa_gqa: cuDNN ", 0), 0U) << (*made)->description();
+}
+
+// Issue 24: with a cache folder the second build (another process in practice) takes the remembered
+// plan, checked against the reference again, instead of tuning.
+TEST(GqaBaseline, TheSecondBuildTakesTheSamePlanFromTheCache) {
+  PTXB_SKIP_WITHOUT_GPU();
+  const task* t = repo_suite().find_task("gqa_paged_decode_h24_kv8_d128_ps1");
+  auto layout = sequence_layout_for(t->def, t->wl);
+  task_buffers b = make_buffers(*t, **layout, 1);
+  baseline_request req = request_of(*t);
+  req.cache_dir = std::filesystem::temp_directory_path() / ("ptxbench-gqa-memo-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(req.cache_dir);
+  auto first = make_cudnn_gqa_only(req, b.inputs, b.outputs, nullptr);
+  ASSERT_TRUE(first.ok()) << first.err().message;
+  std::cout << "[first] " << (*first)->description() << "\n";
+  EXPECT_NE((*first)->description().find("; autotuned now: fastest of"), std::string::npos);
+  auto second = make_cudnn_gqa_only(req, b.inputs, b.outputs, nullptr);
+  ASSERT_TRUE(second.ok()) << second.err().message;
+  std::cout << "[second] " << (*second)->description() << "\n";
+  EXPECT_NE((*second)->description().find("; autotuned earlier, from the cache: fastest of"), std::string::npos);
+  // The same form and plan: the descriptions agree up to the plan's JSON (engine, heuristic mode, workspace).
+  const std::string d1 = (*first)->description(), d2 = (*second)->description();
+  EXPECT_EQ(d1.substr(0, d1.find(", plan {")), d2.substr(0, d2.find(", plan {")));
+  std::filesystem::remove_all(req.cache_dir);
 }
 
 TEST(GqaBaseline, TheFallbackIsTheReferenceAndSaysSo) {

@@ -11,6 +11,7 @@
 //   no_page        like work_1ms, but ignores --sync-fd (ready says "sync": false)
 //   warmup_<N>ms   sleeps N ms in the first non-noop "prepare" (the Triton runner's warm-up, where
 //                  Triton compiles), then works 1 ms per call
+//   linger_<N>ms   like work_1ms, but takes N ms to exit after "shutdown" (a slow teardown)
 // Whatever the symbol, it creates <scratch>/setup-received when "setup" arrives.
 #include <unistd.h>
 
@@ -84,7 +85,9 @@ int main(int argc, char** argv) {
         _exit(3);
       }
       if (symbol.rfind("work_", 0) == 0) ::usleep(parse_ms(symbol, "work_") * 1000);
-      if (symbol == "stale" || symbol == "no_page" || symbol.rfind("warmup_", 0) == 0) ::usleep(1000);
+      if (symbol == "stale" || symbol == "no_page" || symbol.rfind("warmup_", 0) == 0 ||
+          symbol.rfind("linger_", 0) == 0)
+        ::usleep(1000);
       if (symbol.rfind("forge_", 0) == 0) {
         if (sync) page.signal_done(static_cast<uint32_t>(nonce));  // the candidate's forgery
         ::usleep(parse_ms(symbol, "forge_") * 1000);
@@ -93,6 +96,7 @@ int main(int argc, char** argv) {
       if (sync) page.signal_done(static_cast<uint32_t>(nonce));
       (void)ch->send({{"type", "done"}, {"nonce", nonce}, {"ok", true}, {"method", "none"}, {"note", note}});
     } else if (type == "shutdown") {
+      if (symbol.rfind("linger_", 0) == 0) ::usleep(parse_ms(symbol, "linger_") * 1000);
       return 0;
     }
   }

@@ -5,7 +5,11 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <thread>
 
+#include <unistd.h>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "gpu/harness/runner_client.h"
@@ -225,6 +229,141 @@ TEST_F(RunnerClient, AnInterpreterStartsTheRunnerWithTheSameArgumentsAndPage) {
   EXPECT_EQ(c.channel(), "shared_memory");
   auto r = c.call({}, 5.0);
   EXPECT_EQ(r.outcome, call_outcome::ok) << r.message;
+}
+
+// The harness forks a runner on its own thread and lets another thread await its start-up (sanitize
+// beside correctness, the dynamic check's runner started speculatively): the runner must outlive
+// that thread (PR_SET_PDEATHSIG fires when the forking thread ends, so the fork stays here).
+TEST_F(RunnerClient, AStartAwaitedOnAnotherThreadOutlivesThatThread) {
+  runner_client c;
+  runner_launch l;
+  l.runner = PTXBENCH_FAKE_RUNNER;
+  l.work_dir = m_dir;
+  l.shared_object = m_dir / "candidate.so";
+  l.symbol = "work_1ms";
+  l.sandbox = false;
+  l.startup_timeout_s = 20;
+  ASSERT_TRUE(c.spawn(l).ok());
+  result<call_result> started = make_error("not run");
+  std::thread([&] { started = c.finish_start(l); }).join();
+  ASSERT_TRUE(started.ok()) << started.err().message;
+  EXPECT_EQ(started->outcome, call_outcome::ok);
+  ::usleep(100000);  // a child killed with its forking thread would be gone by now
+  auto r = c.call({}, 5.0);
+  EXPECT_EQ(r.outcome, call_outcome::ok) << r.message;
+}
+
+// abort() from another thread ends a call in progress at once (sanitize's failure stops the
+// correctness runner it ran beside).
+TEST_F(RunnerClient, AbortFromAnotherThreadEndsACallAtOnce) {
+  runner_client c;
+  ASSERT_EQ(start(c, "work_20000ms").outcome, call_outcome::ok);
+  auto t0 = clock_type::now();
+  std::thread stopper([&] {
+    ::usleep(200000);
+    c.abort();
+  });
+  auto r = c.call({}, 30.0);
+  stopper.join();
+  EXPECT_EQ(r.outcome, call_outcome::crashed) << r.message;
+  EXPECT_LT(ms_since(t0), 5000);
+  c.stop(1);
+  c.abort();  // after the runner was reaped: a no-op
+}
+
+// ... and a start-up still waiting for the runner to connect (a wrapper that never starts it).
+TEST_F(RunnerClient, AbortEndsAStartThatIsStillWaitingForTheRunner) {
+  runner_client c;
+  runner_launch l;
+  l.runner = PTXBENCH_FAKE_RUNNER;
+  l.wrapper = {"sh", "-c", "sleep 30"};  // the runner's arguments become the script's $0, $1...
+  l.work_dir = m_dir;
+  l.shared_object = m_dir / "candidate.so";
+  l.symbol = "work_1ms";
+  l.sandbox = false;
+  l.startup_timeout_s = 20;
+  ASSERT_TRUE(c.spawn(l).ok());
+  auto t0 = clock_type::now();
+  std::thread stopper([&] {
+    ::usleep(200000);
+    c.abort();
+  });
+  auto started = c.finish_start(l);
+  stopper.join();
+  ASSERT_TRUE(started.ok()) << started.err().message;
+  EXPECT_NE(started->outcome, call_outcome::ok);
+  EXPECT_LT(ms_since(t0), 5000);
+}
+
+// The dynamic check's runner under Nsight Compute: ncu writes its report after the runner exited.
+// release() returns as soon as the runner itself has ended — the timing stage may start then — while
+// the tool still works; stop(), on another thread, then waits for the tool and says how it ended. A
+// fake tool: runs the runner as its child, then takes `after` seconds and writes its "report".
+class RunnerUnderATool : public RunnerClient {
+ protected:
+  call_result start_under_tool(runner_client& c, const std::string& symbol, double after, int exit_code = 0) {
+    m_report = m_dir / "report";
+    return start(c, symbol, true, [&](runner_launch& l) {
+      l.wrapper = {"sh", "-c",
+                   fmt::format("\"$@\"; sleep {}; echo written > '{}'; exit {}", after, m_report.string(), exit_code),
+                   "fake-ncu"};
+    });
+  }
+  fs::path m_report;
+};
+
+TEST_F(RunnerUnderATool, ReleaseReturnsOnceTheRunnerEndedWhileTheToolStillWritesItsReport) {
+  runner_client c;
+  ASSERT_EQ(start_under_tool(c, "work_1ms", 1.0).outcome, call_outcome::ok);
+  ASSERT_EQ(c.call({}, 5.0).outcome, call_outcome::ok);
+  auto t0 = clock_type::now();
+  ASSERT_TRUE(c.release(10));
+  EXPECT_LT(ms_since(t0), 800);          // not the tool's second
+  EXPECT_FALSE(fs::exists(m_report));    // the tool is still at work
+  std::string how;
+  std::thread([&] { how = c.stop(10); }).join();  // waiting only: the tool was forked on this thread
+  EXPECT_GE(ms_since(t0), 900);
+  EXPECT_TRUE(fs::exists(m_report));
+  EXPECT_EQ(how, "exited with code 0");
+}
+
+TEST_F(RunnerUnderATool, ReleaseWaitsForTheRunnersOwnTeardown) {
+  runner_client c;
+  ASSERT_EQ(start_under_tool(c, "linger_400ms", 0).outcome, call_outcome::ok);
+  ASSERT_EQ(c.call({}, 5.0).outcome, call_outcome::ok);
+  auto t0 = clock_type::now();
+  ASSERT_TRUE(c.release(10));
+  EXPECT_GE(ms_since(t0), 380);  // the runner's exit, however slow, comes before release() returns
+  EXPECT_EQ(c.stop(10), "exited with code 0");
+}
+
+TEST_F(RunnerUnderATool, AToolThatFailsAfterItsRunnerEndedIsReportedByStop) {
+  runner_client c;
+  ASSERT_EQ(start_under_tool(c, "work_1ms", 0.2, 3).outcome, call_outcome::ok);
+  ASSERT_EQ(c.call({}, 5.0).outcome, call_outcome::ok);
+  ASSERT_TRUE(c.release(10));
+  std::string how;
+  std::thread([&] { how = c.stop(10); }).join();
+  EXPECT_EQ(how, "exited with code 3");
+}
+
+TEST_F(RunnerUnderATool, ARunnerThatDoesNotExitInTheGraceIsKilledWithItsTool) {
+  runner_client c;
+  ASSERT_EQ(start_under_tool(c, "linger_20000ms", 0).outcome, call_outcome::ok);
+  ASSERT_EQ(c.call({}, 5.0).outcome, call_outcome::ok);
+  auto t0 = clock_type::now();
+  EXPECT_FALSE(c.release(0.3));
+  EXPECT_LT(ms_since(t0), 2000);
+  EXPECT_EQ(c.stop(10), "was killed by signal SIGKILL (Killed)");
+  EXPECT_LT(ms_since(t0), 4000);
+}
+
+TEST_F(RunnerClient, ReleaseFollowsARunnerWithoutATool) {
+  runner_client c;
+  ASSERT_EQ(start(c, "work_1ms").outcome, call_outcome::ok);
+  ASSERT_TRUE(c.release(10));
+  EXPECT_EQ(c.stop(10), "exited with code 0");
+  EXPECT_FALSE(c.release(10));  // nothing left to follow
 }
 
 TEST(CandidateErrorKind, TheRunnerNamesMapToKindsAndAnythingElseIsUnspecified) {

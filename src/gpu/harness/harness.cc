@@ -269,10 +269,42 @@ std::string harness::work_dir_for(const std::string& what) const {
   return (m_job.work_dir / fmt::format("c{}-{}", m_candidate_index, what)).string();
 }
 
+stage_part harness::correctness_part(const job_candidate& c, runner_client& runner, sanitize_run& s) {
+  stage_part part;
+  auto& out = part.result;
+  auto shared = lease("correctness", false, out.measurement);
+  runner_launch l = launch_for(c, "plain", true);
+  // Sanitize runs meanwhile on another thread and stops this runner when it decides (stage_order.h:
+  // its decision comes first). Either it sees the runner forked, or this sees its flag.
+  s.correctness_runner.store(&runner);
+  auto spawned = runner.spawn(l);
+  if (!spawned) throw std::runtime_error("starting the candidate runner: " + spawned.err().message);
+  if (s.stop_correctness.load()) runner.abort();
+  auto started = runner.finish_start(l);
+  if (!started) throw std::runtime_error("starting the candidate runner: " + started.err().message);
+  out.sandbox["plain"] = sandbox_record(*started, m_job.options.sandbox);
+  if (started->outcome != call_outcome::ok) {
+    auto f = classify_call_failure(*started, "loading the candidate");
+    out.decided = {f.outcome, stage_id::correctness, f.message, runner.output()};
+    out.stages.push_back({stage_id::correctness, stage_outcome::failed, 0, f.message, nullptr});
+    part.go_on = false;
+    return part;
+  }
+  part.go_on = stage_correctness(c, runner, out);
+  if (part.go_on) runner.freeze();
+  return part;
+}
+
 // The GPU lease (device_lease.h) follows what each step does with the GPU: sanitize, the runner's
 // start-up and correctness hold it shared; the dynamic check's profiled call and timing hold it
 // exclusively. From correctness to the end of timing the runner is frozen, so nothing of this
 // candidate's runs on the GPU while another harness measures.
+//
+// Stages that measure nothing overlap: sanitize (its own runner under compute-sanitizer) runs beside
+// the runner's start-up and correctness, and once correctness passed the dynamic check's runner
+// starts under Nsight Compute while sanitize may still run. They are judged in the order they always
+// were (stage_order.h): sanitize's failure decides before correctness's, a failure stops everything
+// after it, and a speculatively started runner whose turn never comes is stopped unseen.
 result<gpu_stage_result> harness::evaluate(const job_candidate& candidate) {
   ++m_candidate_index;
   gpu_stage_result out;
@@ -283,29 +315,29 @@ result<gpu_stage_result> harness::evaluate(const job_candidate& candidate) {
     // A Triton candidate's Python runs in its capture only; from here on its launch plan is replayed.
     job_candidate c = candidate;
     if (candidate.language == "triton" && !stage_triton_plan(candidate, out, c)) return out;
-    if (!stage_sanitize(c, out)) return out;
+    // Destroyed in reverse: the sanitize thread (which may stop `runner`) and the speculative start
+    // end before the runners they use.
     runner_client runner;
-    {
-      auto shared = lease("correctness", false, out.measurement);
-      auto started = runner.start(launch_for(c, "plain", true));
-      if (!started) throw std::runtime_error("starting the candidate runner: " + started.err().message);
-      out.sandbox["plain"] = sandbox_record(*started, m_job.options.sandbox);
-      if (started->outcome != call_outcome::ok) {
-        auto f = classify_call_failure(*started, "loading the candidate");
-        out.decided = {f.outcome, stage_id::correctness, f.message, runner.output()};
-        out.stages.push_back({stage_id::correctness, stage_outcome::failed, 0, f.message, nullptr});
-        return out;
-      }
-      if (!stage_correctness(c, runner, out)) {
-        runner.stop();
-        return out;
-      }
-      runner.freeze();
-    }
-    // The dynamic check's profiled calls come before timing, so that reading its report back (CPU
-    // only) overlaps the timing stage instead of following it; its record still follows timing's,
-    // and a timing failure decides the verdict as before (the profile is then not judged).
     dynamic_profile profile;
+    sanitize_run sanitize;
+    sanitize_begin(c, sanitize);
+    stage_part correctness = correctness_part(c, runner, sanitize);
+    // The dynamic check's runner needs correctness's launches per call (its --launch-skip/-count);
+    // it starts now, and its profiled calls wait until sanitize and correctness are judged.
+    if (correctness.go_on && !sanitize.stop_correctness.load()) dynamic_prestart(c, profile);
+    std::vector<stage_part> parts;
+    parts.push_back(sanitize_end(c, sanitize));
+    parts.push_back(std::move(correctness));
+    if (!judge_in_order(out, std::move(parts))) {
+      dynamic_abandon(out, profile);
+      runner.stop();
+      return out;
+    }
+    // The dynamic check's profiled calls come before timing, so that ncu's writing of its report and
+    // reading it back (CPU only) overlap the timing stage instead of preceding or following it:
+    // timing starts once the profiled runner process has ended (stage_dynamic.cc). Its record still
+    // follows timing's, and a timing failure decides the verdict as before (the profile is then not
+    // judged).
     if (!stage_dynamic_profile(c, out, profile)) {
       runner.stop();
       return out;

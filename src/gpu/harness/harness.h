@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <chrono>
 #include <future>
 #include <map>
 #include <memory>
@@ -25,6 +27,8 @@
 #include "gpu/harness/guarded_buffer.h"
 #include "gpu/harness/input_generator.h"
 #include "gpu/harness/runner_client.h"
+#include "gpu/harness/stage_order.h"
+#include "verdict/stage_timer.h"
 
 namespace ptxbench::gpu {
 
@@ -50,9 +54,10 @@ struct device_allocation {
   device_allocation& operator=(const device_allocation&) = delete;
 };
 
-/// The dynamic check's Nsight Compute run, taken before the timing stage: its report is read back
-/// (`ncu --import`, CPU only) while timing runs and judged after it (stage_dynamic.cc), so the import
-/// adds nothing to the wall clock.
+/// The dynamic check's Nsight Compute run, taken before the timing stage: ncu's writing of its report
+/// (once the runner process has ended) and its reading back (`ncu --import`), both CPU only, run while
+/// timing measures, and the profile is judged after it (stage_dynamic.cc), so neither adds to the wall
+/// clock.
 struct dynamic_profile {
   /// The stage's record when it ended without a report to read (skipped, profile_error).
   std::optional<stage_record> settled;
@@ -62,7 +67,56 @@ struct dynamic_profile {
   int per_call = -1;                 ///< launches profiled: one call's worth, or every launch (-1)
   int profiled = -1;                 ///< which of the profiled calls (-1: all)
   double seconds = 0;                ///< spent before the timing stage
+  /// How Nsight Compute ended once it wrote its report, and its output (the runner's log). When the
+  /// runner could be released (runner_client::release: the runner process itself had ended), ncu's
+  /// remaining work — writing the report, CPU only — is awaited on another thread while the timing
+  /// stage measures (`overlapped`); else it was awaited before timing, as always.
+  struct ncu_end {
+    std::string how, log;
+    double seconds = 0;              ///< from the runner's end (or the shutdown) to ncu's
+    bool overlapped = false;
+  };
+  std::shared_future<ncu_end> ncu_done;
+  /// The imports; each starts once ncu_done is ready (the report is written).
   std::future<process_result> details_page, source_page;
+  /// The runner under Nsight Compute started speculatively (dynamic_prestart) while sanitize may
+  /// still run: forked on the harness's thread, its start-up awaited on another; its shared lease's
+  /// hold is recorded in `start_holds` (merged into the result only once it is judged or abandoned).
+  std::unique_ptr<runner_client> runner;
+  runner_launch launch;
+  std::future<result<call_result>> starting;
+  measurement_lease start_holds;
+  double start_seconds = 0;          ///< the speculative start-up, from the fork to the runner frozen
+  dynamic_profile() = default;
+  dynamic_profile(const dynamic_profile&) = delete;
+  dynamic_profile& operator=(const dynamic_profile&) = delete;
+  ~dynamic_profile();
+};
+
+/// The sanitize stage while it runs beside the runner's start-up and correctness (stage_sanitize.cc):
+/// its first tool's runner is forked on the harness's thread and driven on another; any further tool
+/// runs on the harness's thread when the stage is awaited. Its record, lease hold, sandbox reports
+/// and decision collect in `part`, judged before correctness's (stage_order.h).
+struct sanitize_run {
+  stage_part part;
+  std::optional<stage_timer> timer;
+  std::optional<stage_lease> shared;       ///< the stage's shared lease, released when it ends
+  std::filesystem::path tool;              ///< compute-sanitizer
+  std::vector<std::string> tools;          ///< still to run, in order
+  std::vector<ipc_tensor> tensors;         ///< its input set's description, taken on the harness's thread
+  ordered_json details = ordered_json::array();
+  bool ended = false;                      ///< the record is in `part` (and part.go_on says whether it decided)
+  std::unique_ptr<runner_client> runner;   ///< the first tool's runner
+  std::future<void> first;                 ///< that tool, awaited and judged on another thread
+  /// Set when sanitize decided the verdict or could not run: the correctness runner is stopped then
+  /// (its calls end at once; nothing of correctness reaches the verdict).
+  std::atomic<bool> stop_correctness{false};
+  std::atomic<runner_client*> correctness_runner{nullptr};
+  void cancel_correctness();
+  sanitize_run() = default;
+  sanitize_run(const sanitize_run&) = delete;
+  sanitize_run& operator=(const sanitize_run&) = delete;
+  ~sanitize_run();
 };
 
 class harness {
@@ -89,13 +143,33 @@ class harness {
   /// Triton: capture, plan, provenance (stage_triton_plan.cc). On success `replay` is the candidate
   /// as the C++ runner replays it (language "plan").
   bool stage_triton_plan(const job_candidate& c, gpu_stage_result& out, job_candidate& replay);
-  bool stage_sanitize(const job_candidate& c, gpu_stage_result& out);
+  /// Sanitize in two halves around correctness: sanitize_begin (on the harness's thread: the lease,
+  /// its input set written, the first tool's runner forked and then driven on another thread) and
+  /// sanitize_end (awaits it, runs any further tool, returns the stage's part to be judged).
+  void sanitize_begin(const job_candidate& c, sanitize_run& s);
+  stage_part sanitize_end(const job_candidate& c, sanitize_run& s);
+  /// One tool's run and judgement; returns false when the stage ended (decided or tool error).
+  bool sanitize_tool(const std::string& tool, runner_client& runner, const runner_launch& l, sanitize_run& s);
+  runner_launch sanitize_launch(const job_candidate& c, const std::string& tool, const std::filesystem::path& path) const;
+  /// The runner's start-up and correctness, into their own part (judged after sanitize's).
+  stage_part correctness_part(const job_candidate& c, runner_client& runner, sanitize_run& s);
   bool stage_correctness(const job_candidate& c, runner_client& runner, gpu_stage_result& out);
   bool stage_timing(runner_client& runner, gpu_stage_result& out);
   /// The dynamic check's first half, before timing: the profiled calls under Nsight Compute, and the
   /// report's import started. Returns false only when the profiled run decided the verdict (a sandbox
   /// violation); the stage's record is appended by stage_dynamic_finish, after timing's.
   bool stage_dynamic_profile(const job_candidate& c, gpu_stage_result& out, dynamic_profile& p);
+  /// After correctness passed, while sanitize may still run: when the dynamic check will profile,
+  /// chooses the profiled call and starts the runner under Nsight Compute (its shared lease, its
+  /// start-up on another thread). stage_dynamic_profile takes it over; dynamic_abandon stops it.
+  void dynamic_prestart(const job_candidate& c, dynamic_profile& p);
+  /// A speculative start that an earlier stage's decision made pointless: stopped, only its hold kept.
+  static void dynamic_abandon(gpu_stage_result& out, dynamic_profile& p);
+  /// Whether the dynamic check profiles this candidate at all (else stage_dynamic_profile settles it).
+  [[nodiscard]] bool dynamic_will_profile(const job_candidate& c) const;
+  /// Draws the profiled call (known to the harness and ncu only) from correctness's launches per call.
+  void dynamic_choose(dynamic_profile& p);
+  runner_launch dynamic_launch(const job_candidate& c, const dynamic_profile& p, bool with_coverage) const;
   /// The second half, after timing: the imported report judged, the stage's record appended.
   void stage_dynamic_finish(const job_candidate& c, gpu_stage_result& out, dynamic_profile& p);
   /// Whether a kernel the profiler names is one of the candidate's own (job_candidate::kernels).

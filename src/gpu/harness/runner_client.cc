@@ -1,12 +1,16 @@
 #include "gpu/harness/runner_client.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <random>
@@ -21,6 +25,10 @@
 #include "sandbox/sandbox_policy.h"
 
 extern char** environ;
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434  // the same number on every architecture (Linux 5.3)
+#endif
 
 namespace ptxbench::gpu {
 namespace fs = std::filesystem;
@@ -52,16 +60,38 @@ bool descends_from(pid_t pid, pid_t ancestor) {
 
 }  // namespace
 
-runner_client::~runner_client() { stop(2); }
+runner_client::~runner_client() {
+  stop(2);
+  close_runner_pidfd();
+}
+
+void runner_client::close_runner_pidfd() {
+  if (m_runner_pidfd >= 0) ::close(m_runner_pidfd);
+  m_runner_pidfd = -1;
+}
 
 result<call_result> runner_client::start(const runner_launch& launch) {
+  if (auto spawned = spawn(launch); !spawned) return spawned.err();
+  return finish_start(launch);
+}
+
+void runner_client::abort() {
+  m_aborted.store(true);
+  if (pid_t group = m_group.load(); group > 0) ::kill(-group, SIGKILL);
+}
+
+status runner_client::spawn(const runner_launch& launch) {
   std::error_code ec;
   fs::create_directories(launch.work_dir, ec);
   // Unix socket paths are limited to 108 bytes, so the socket lives in a short private folder under
   // the system temp dir rather than in the (deep) work folder.
   if (auto st = m_listener.listen(fs::temp_directory_path()); !st) return st.err();
   m_log = launch.work_dir / fmt::format("runner-{}.log", random_token().substr(0, 8));
-  std::string token = random_token();
+  m_token = random_token();
+  m_aborted.store(false);
+  close_runner_pidfd();
+  m_shutdown_sent = false;
+  const std::string& token = m_token;
 
   std::vector<std::string> argv = launch.wrapper;
   argv.insert(argv.end(), launch.interpreter.begin(), launch.interpreter.end());
@@ -121,9 +151,28 @@ result<call_result> runner_client::start(const runner_launch& launch) {
     ::_exit(127);
   }
   ::setpgid(m_child, m_child);
+  m_group.store(m_child);
+  return ok();
+}
 
-  auto acc = m_listener.accept(launch.startup_timeout_s);
-  if (!acc) return lost("start-up (" + acc.err().message + ")", launch.startup_timeout_s, true);
+result<call_result> runner_client::finish_start(const runner_launch& launch) {
+  const std::string& token = m_token;
+  const fs::path& scratch = m_scratch;
+  // Awaited in slices, so that abort() from another thread ends the wait for a runner it killed
+  // before it connected (nothing else would wake this).
+  auto accept_deadline = steady::now() + std::chrono::duration<double>(launch.startup_timeout_s);
+  auto acc = m_listener.accept(0);
+  while (!acc) {
+    if (m_aborted.load()) return lost("start-up (stopped by the harness)", launch.startup_timeout_s, false);
+    double left = std::chrono::duration<double>(accept_deadline - steady::now()).count();
+    if (left <= 0 || acc.err().message.rfind("no connection", 0) != 0)
+      return lost("start-up (" + acc.err().message + ")", launch.startup_timeout_s, true);
+    acc = m_listener.accept(std::min(left, 0.05));
+  }
+  // A pidfd on the peer, taken before it is checked to be in the runner's tree, so it names that very
+  // process: release() learns from it when the runner itself has ended (none before Linux 5.3).
+  // Close-on-exec, like every pidfd.
+  m_runner_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, acc->peer_pid, 0));
   if (!descends_from(acc->peer_pid, m_child))
     return make_error(fmt::format("a process outside the runner's tree (pid {}) connected", acc->peer_pid));
   m_channel = std::move(acc->channel);
@@ -308,6 +357,7 @@ std::vector<std::string> runner_client::vendor_mappings() const {
 
 std::string runner_client::describe_death() {
   if (!m_exited && m_child > 0) {
+    m_group.store(-1);  // it may be reaped below: abort() must not reach a reused process group
     int st = 0;
     for (int i = 0; i < 100; ++i) {  // the channel closed; give the process a moment to be reaped
       if (::waitpid(m_child, &st, WNOHANG) == m_child) {
@@ -340,11 +390,40 @@ call_result runner_client::lost(const std::string& during, double timeout_s, boo
   return r;
 }
 
+bool runner_client::release(double grace_s) {
+  if (m_child <= 0 || m_exited || m_runner_pidfd < 0) return false;
+  thaw();
+  (void)m_channel.send({{"type", "shutdown"}});
+  m_shutdown_sent = true;
+  // Readable once the process has ended — every thread of it, so also every file it held (the
+  // kernel closes them before the process becomes a zombie) — reaped or not (it is not our child).
+  pollfd ended{m_runner_pidfd, POLLIN, 0};
+  auto deadline = steady::now() + std::chrono::duration<double>(grace_s);
+  while (true) {
+    double left = std::chrono::duration<double>(deadline - steady::now()).count();
+    ended.revents = 0;
+    int n = ::poll(&ended, 1, static_cast<int>(std::clamp(left, 0.0, 1.0) * 1000) + 1);
+    if (n > 0 && (ended.revents & (POLLIN | POLLHUP))) {
+      close_runner_pidfd();
+      return true;
+    }
+    // Cannot be followed (should not happen): stop() waits for the whole tree as before.
+    if ((n < 0 && errno != EINTR) || (n > 0 && (ended.revents & (POLLERR | POLLNVAL)))) return false;
+    if (left <= 0) break;
+  }
+  // The runner did not exit within grace_s: what stop() would have done after its grace (the tool
+  // cannot have ended before its runner).
+  ::kill(-m_child, SIGKILL);
+  return false;
+}
+
 std::string runner_client::stop(double grace_s) {
+  close_runner_pidfd();
   if (m_child <= 0) return "not started";
   thaw();
   if (!m_exited) {
-    (void)m_channel.send({{"type", "shutdown"}});
+    if (!m_shutdown_sent) (void)m_channel.send({{"type", "shutdown"}});
+    m_shutdown_sent = true;
     auto deadline = steady::now() + std::chrono::duration<double>(grace_s);
     while (steady::now() < deadline) {
       int st = 0;
@@ -357,6 +436,7 @@ std::string runner_client::stop(double grace_s) {
     }
   }
   ::kill(-m_child, SIGKILL);  // anything the candidate left running in its group
+  m_group.store(-1);          // reaped below: abort() must not reach a reused process group
   if (!m_exited) {
     int st = 0;
     if (::waitpid(m_child, &st, 0) == m_child) m_status = st;

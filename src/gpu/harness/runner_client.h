@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -96,6 +97,17 @@ class runner_client {
   /// wrong ABI, unresolved symbol) or a runner that dies during start-up is returned as a
   /// call_result with outcome failed/crashed; an error means the harness could not even try.
   result<call_result> start(const runner_launch& launch);
+  /// start() in two steps: spawn() forks the runner — on a thread that outlives it, the harness's
+  /// own (a child dies with the thread that forked it: PR_SET_PDEATHSIG) — and finish_start()
+  /// awaits its hello and loads the candidate; finish_start() and everything after it may run on
+  /// another thread (only one thread at a time uses a client).
+  status spawn(const runner_launch& launch);
+  result<call_result> finish_start(const runner_launch& launch);
+
+  /// Kills the runner's process group (SIGKILL) from any thread, e.g. while another thread waits in
+  /// finish_start() or call(): that wait then ends as a crash. A no-op before spawn() and once the
+  /// process has been reaped (so a reused process group is never hit). The owner still calls stop().
+  void abort();
 
   /// One call: share the tensors, then "go" and wait for "done" within timeout_s. noop=true times
   /// the round trip without calling the candidate (the calibration of the wall-clock bound).
@@ -131,6 +143,18 @@ class runner_client {
   /// Asks the runner to exit, then kills whatever is left. Returns how the child ended.
   std::string stop(double grace_s = 10);
 
+  /// stop() in two steps, for a runner under a wrapper tool that still works once the runner has
+  /// exited (Nsight Compute writes its report then): release() asks the runner to exit and returns
+  /// true as soon as the runner process itself — the one that said hello, followed by a pidfd taken
+  /// when it connected — has ended, all its threads, while the tool may still run. stop() then waits
+  /// for the tool as always, and may do so on another thread (it only waits; nothing is forked).
+  /// False when that could not be established: the runner never connected, the tool was already
+  /// reaped, this kernel gives no pidfd (before Linux 5.3, or a seccomp filter), or the runner did not
+  /// exit within grace_s — then its process group has been killed, as stop() would have after its
+  /// grace. The caller calls stop() in either case. Only the runner is followed: a process it forked would not be (the sandbox
+  /// forbids the candidate any; without the sandbox, use stop()).
+  bool release(double grace_s);
+
   /// The runner's stdout+stderr so far (the candidate's prints and the wrapper tool's output),
   /// capped to max_bytes (head and tail).
   [[nodiscard]] std::string output(std::size_t max_bytes = 64u << 10) const;
@@ -144,7 +168,13 @@ class runner_client {
   message_channel::received receive_for(int64_t nonce, const std::string& type, double timeout_s);
 
   pid_t m_child = -1;       // what we spawned (the runner, or the wrapper tool)
+  std::atomic<pid_t> m_group{-1};  // its process group while it is not reaped (abort())
+  std::atomic<bool> m_aborted{false};
+  std::string m_token;              // the runner's proof of identity in its hello
   pid_t m_runner_pid = -1;  // the runner itself (from SO_PEERCRED)
+  int m_runner_pidfd = -1;  // a pidfd on it, taken when it connected (release()); -1 when none
+  bool m_shutdown_sent = false;  // release() asked it to exit
+  void close_runner_pidfd();
   bool m_exited = false;
   int m_status = 0;
   bool m_frozen = false;
