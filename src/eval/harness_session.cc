@@ -150,7 +150,8 @@ status harness_session::evaluate(gpu_candidate& c, const std::atomic<bool>* canc
                                                                  describe_wait_status(stop_child(pid, SIGKILL, 0))));
   }
   // Wait in slices so a cancelled lease (worker stopping, lease lost) stops the harness promptly.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(m_candidate_deadline_s);
+  const auto sent_at = std::chrono::steady_clock::now();
+  auto deadline = sent_at + std::chrono::duration<double>(m_candidate_deadline_s);
   auto line = m_reader->read_line(0);
   while (line && line->kind == line_reader::read_kind::timeout) {
     if (cancel && *cancel) return fail("cancelled: the worker is stopping or lost its lease");
@@ -176,7 +177,12 @@ status harness_session::evaluate(gpu_candidate& c, const std::atomic<bool>* canc
   auto r = gpu_stage_result_from_json(msg["result"]);
   if (!r) return fail(r.err().message);
   if (r->decided.outcome == eval_outcome::infra_error) return fail(r->decided.message);  // infrastructure comes as an error line, never as a result
-  return complete(*r, c);
+  auto done = complete(*r, c);
+  // The GPU half's wall clock as this side saw it (the stages overlap, so their seconds do not add
+  // up to it): with setup_seconds, what an evaluation's wall time beyond its stages is made of.
+  c.v->environment["harness_session"]["candidate_seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_at).count();
+  return done;
 }
 
 }  // namespace ptxbench::eval
