@@ -24,7 +24,9 @@ WORKERS=("$@")
 for n in "${WORKERS[@]}"; do
   [[ "$n" =~ ^[1-9][0-9]?$ ]] || { echo "scaling.sh: '$n' is not a number of GPU workers (1-99)" >&2; exit 2; }
 done
-if [ $# -eq 0 ]; then bench_gpu service/scaling; else bench_gpu "service/scaling-n$(IFS=-; echo "${WORKERS[*]}")"; fi
+name=service/scaling
+[ $# -gt 0 ] && name="service/scaling-n$(IFS=-; echo "${WORKERS[*]}")"
+bench_gpu "$name"
 cd "$ROOT" || exit 2
 work=$(mktemp -d /tmp/ptxbench-scaling-XXXXXX)
 port=${PTXBENCH_SERVICE_PORT:-18777}
