@@ -207,6 +207,8 @@ exit_status run_candidates(const context& ctx, const candidate_options& opts, bo
   config.cuda_root = ctx.cuda_root;
   config.compile_timeout_s = opts.compile_timeout_s;
   config.gpu = opts.gpu;
+  // `eval` and `check` exit once the verdicts are written: their harnesses end without being awaited.
+  config.await_harness_exit = false;
   const bool local_gpu = run_on_gpu && opts.remote.empty();
   if (local_gpu && opts.target.empty())
     if (auto why = missing_gpu())

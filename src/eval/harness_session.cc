@@ -25,6 +25,7 @@ result<std::unique_ptr<harness_session>> harness_session::start(const task& t, c
   std::unique_ptr<harness_session> s(new harness_session());
   s->m_task = &t;
   s->m_target = &target;
+  s->m_await_exit = config.await_harness_exit;
   s->m_job = make_harness_job(t, target, config, &s->m_triton_missing);
   s->m_candidate_deadline_s =
       limits.candidate_timeout_s > 0 ? limits.candidate_timeout_s : candidate_deadline_s(config.gpu, t);
@@ -80,15 +81,16 @@ result<std::unique_ptr<harness_session>> harness_session::start(const task& t, c
   return make_error(tail.empty() ? problem : fmt::format("{} ({})", problem, tail));
 }
 
-harness_session::~harness_session() { close("session ended", true); }
+harness_session::~harness_session() { close("session ended", true, m_await_exit); }
 
-void harness_session::close(const std::string& why, bool graceful) {
+void harness_session::close(const std::string& why, bool graceful, bool await_exit) {
   if (m_closed_because.empty()) m_closed_because = why;
   if (m_to >= 0) ::close(m_to);  // end of input: a healthy harness exits by itself
   m_to = -1;
   // A healthy harness gets 3 s to exit (SIGCONT is harmless; the wait is what matters); a failed one
-  // (hung, confused) is killed with its whole process group at once.
-  if (m_pid > 0) stop_child(m_pid, graceful ? SIGCONT : SIGKILL, graceful ? 3000 : 0);
+  // (hung, confused) is killed with its whole process group at once. A caller about to exit need not
+  // wait: the healthy harness has its end of input and exits by itself, or dies with this process.
+  if (m_pid > 0 && (!graceful || await_exit)) stop_child(m_pid, graceful ? SIGCONT : SIGKILL, graceful ? 3000 : 0);
   m_pid = -1;
   if (m_from >= 0) ::close(m_from);
   m_from = -1;

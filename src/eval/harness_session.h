@@ -58,6 +58,11 @@ class harness_session {
   /// A Triton candidate on a host without the Triton runtime is an error that leaves the session open.
   status evaluate(gpu_candidate& candidate, const std::atomic<bool>* cancel = nullptr);
 
+  /// Ends the session and waits (up to 3 s) for the harness to exit, whatever await_harness_exit
+  /// says: for a caller that goes on using the GPU (a pool making room for another task's harness),
+  /// so the old harness's teardown does not overlap what comes next.
+  void retire() { close("session retired", true, true); }
+
   [[nodiscard]] bool alive() const { return m_pid > 0; }
   [[nodiscard]] const ordered_json& environment() const { return m_environment; }  ///< the harness's
   [[nodiscard]] double setup_seconds() const { return m_setup_s; }
@@ -66,7 +71,7 @@ class harness_session {
 
  private:
   harness_session() = default;
-  void close(const std::string& why, bool graceful);
+  void close(const std::string& why, bool graceful, bool await_exit = true);
   std::string log_tail() const;
   /// Adds what the harness established for a candidate to its verdict (see evaluate).
   status complete(const gpu_stage_result& r, gpu_candidate& c) const;
@@ -81,6 +86,7 @@ class harness_session {
   std::unique_ptr<line_reader> m_reader;
   ordered_json m_environment;
   double m_setup_s = 0;
+  bool m_await_exit = true;  ///< pipeline_config::await_harness_exit
   int m_candidates = 0;
   std::string m_closed_because;
 };

@@ -26,6 +26,12 @@ struct pipeline_config {
   build::source_gate_config gate;
   double compile_timeout_s = 180;
   gpu_options gpu;                  ///< the GPU stages' settings (eval mode)
+  /// Whether closing a healthy harness session waits (up to 3 s) for the harness process to exit.
+  /// A one-shot command (`ptxbench eval`) that is about to exit sets it false: its harnesses get
+  /// end-of-input, tear their CUDA context down by themselves (or are killed with it, the parent-death
+  /// signal), and the command's wall clock no longer includes that teardown. Long-lived callers (the
+  /// service's workers, the agent) keep waiting, so no harness outlives its session.
+  bool await_harness_exit = true;
 };
 
 /// Runs the CPU stages (gate, build, link gate, static SASS) for one candidate and fills `v`.

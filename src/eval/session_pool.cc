@@ -26,7 +26,8 @@ status session_pool::evaluate(const task& t, const target_info& target, const pi
       for (auto it = m_sessions.begin(); it != m_sessions.end(); ++it)
         if (it->second.last_used < oldest->second.last_used) oldest = it;
       if (m_last == oldest->second.session.get()) m_last = nullptr;
-      m_sessions.erase(oldest);  // its harness exits
+      oldest->second.session->retire();  // its harness exits before the next one starts
+      m_sessions.erase(oldest);
     }
     entry e;
     e.t = std::make_unique<task>(t);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <fstream>
@@ -182,6 +183,38 @@ TEST(HarnessSession, ATritonCandidateGoesThroughTheSameSessionAsACudaOne) {
     }
   }
   EXPECT_EQ((*session)->candidates(), 3);
+}
+
+TEST(HarnessSession, ClosingWaitsForTheHarnessToExitUnlessTheCallerSaysItNeedNot) {
+  // The fake harness takes 2 s to exit after a "slow_exit" candidate, as a GPU context's teardown
+  // takes its time. A long-lived caller waits for it; a one-shot command about to exit does not, and
+  // the harness still ends by itself.
+  for (bool await_exit : {true, false}) {
+    session_fixture f;
+    f.config.await_harness_exit = await_exit;
+    auto session = harness_session::start(*f.t, *f.target, f.config);
+    ASSERT_TRUE(session) << session.err().message;
+    pid_t pid = (*session)->pid();
+    auto v = run_one(**session, f, "slow_exit");
+    ASSERT_TRUE(v) << v.err().message;
+    auto t0 = std::chrono::steady_clock::now();
+    session->reset();
+    double closing_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (await_exit) {
+      EXPECT_GE(closing_s, 1.5) << "the harness's exit was awaited";
+      EXPECT_NE(::kill(pid, 0), 0) << "and it has been reaped";
+    } else {
+      EXPECT_LT(closing_s, 1.0) << "closing did not wait for the harness's exit";
+      int st = 0;
+      pid_t reaped = 0;
+      for (int i = 0; i < 100 && reaped == 0; ++i) {
+        reaped = ::waitpid(pid, &st, WNOHANG);
+        if (reaped == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      EXPECT_EQ(reaped, pid) << "the harness ended by itself within 10 s";
+      EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "and exited normally, status " << st;
+    }
+  }
 }
 
 TEST(HarnessSession, AMissingHarnessIsAnError) {

@@ -100,6 +100,20 @@ TEST(SessionPool, TheLeastRecentlyUsedHarnessIsClosedBeyondTheLimit) {
   EXPECT_NE(::kill(first, 0), 0) << "the first harness exited when the second took its place";
 }
 
+TEST(SessionPool, AHarnessMakingRoomIsAwaitedEvenWhenTheCallerNeedNotAwaitItsLast) {
+  // `ptxbench eval` does not wait for its harnesses at exit (await_harness_exit false), but a harness
+  // closed to make room for another task's must be gone before the next one sets up and measures.
+  pool_fixture f;
+  f.config.await_harness_exit = false;
+  session_pool pool(1);
+  ASSERT_TRUE(f.run(pool, *f.t, "slow_exit", nullptr));  // this harness takes 2 s to exit
+  pid_t first = pool.last()->pid();
+  task other = *f.t;
+  other.tol.rtol = 0.5;
+  ASSERT_TRUE(f.run(pool, other, "run", nullptr));
+  EXPECT_NE(::kill(first, 0), 0) << "the first harness had exited (and was reaped) before the second started";
+}
+
 TEST(SessionPool, AHarnessThatCannotStartIsAnError) {
   pool_fixture f;
   f.config.gpu.harness = "/nonexistent/ptxbench-harness";

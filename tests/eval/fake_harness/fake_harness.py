@@ -2,7 +2,7 @@
 """TEST-ONLY stand-in for ptxbench-harness --serve-fds (tests/eval/harness_session_test.cc): speaks the
 session protocol without a GPU. What it does with a candidate depends on its symbol: "run" passes,
 "wrong" fails correctness, "infra" reports an infrastructure failure (an error line, then exit), "die" exits, "hang" never
-answers. The task name "setup_fails" makes the setup fail. Its verdicts are made up."""
+answers, "slow_exit" passes and makes the harness take 2 s to exit once its input ends (a GPU context's teardown). The task name "setup_fails" makes the setup fail. Its verdicts are made up."""
 import json, os, sys, time
 
 args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
@@ -23,9 +23,12 @@ if job["task"]["name"] == "setup_fails":
     sys.exit(1)
 print("fake harness ready, pid", os.getpid(), file=sys.stderr, flush=True)
 send({"ready": {"environment": ENV, "baseline": "fake"}})
+slow_exit = False
 for line in inp:
     c = json.loads(line)["candidate"]
     sym = c["symbol"]
+    if sym == "slow_exit":
+        slow_exit, sym = True, "run"
     if not os.path.exists(c["shared_object"]) and not c["shared_object"].startswith("/nonexistent"):
         sym = "die"  # the worker must have put the object where it says
     if sym == "die":
@@ -53,3 +56,5 @@ for line in inp:
         result["timing"] = {"method": "fake", "warmup": 1, "iterations": 1, "candidate": {"median_ms": 2.0},
                             "reference": {"median_ms": 1.0}, "speedup": 0.5}
     send({"result": result})
+if slow_exit:
+    time.sleep(2)
