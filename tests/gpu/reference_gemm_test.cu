@@ -6,7 +6,15 @@
 // groups), then the task's shape twice (the second call takes the cached launch configuration).
 // Its own executable (ptxbench_gpu_reference_tests): the candidate defines `run` and its exports,
 // as examples/gemm/wgmma_tma_pack.cu does in ptxbench_gpu_pack_tests.
+// With PTXBENCH_REFERENCE_GEMM_STREAM_K (ptxbench_gpu_reference_stream_k_tests) the same tests run the
+// Stream-K variant examples/reference/variants/v8_stream_k.cu: the ragged shape then has 67 Stream-K
+// tiles of 6 k steps over 66 clusters (55 split tiles), and both shapes are called twice, so a flag
+// its owner failed to reset would corrupt the second call.
+#ifdef PTXBENCH_REFERENCE_GEMM_STREAM_K
+#include "../../examples/reference/variants/v8_stream_k.cu"
+#else
 #include "../../examples/reference/gemm_persistent.cu"
+#endif
 
 #include <cstdio>
 
@@ -62,7 +70,11 @@ void check_gemm(int M, int N, int K, int calls, int sample_mod) {
 TEST_F(ReferenceGemm, MatchesHostReferenceOnRaggedShapeWithSeveralTilesPerCta) {
   // 37 M tiles (19 cluster rows: the last one half out of bounds, 3 groups of 8), 7 N tiles (the
   // last 184 wide), 6 K tiles (the last 8 deep): 133 cluster tiles over at most 66 clusters.
+#ifdef PTXBENCH_REFERENCE_GEMM_STREAM_K
+  check_gemm(128 * 37 - 50, 256 * 7 - 72, 64 * 5 + 8, 2, 5);
+#else
   check_gemm(128 * 37 - 50, 256 * 7 - 72, 64 * 5 + 8, 1, 5);
+#endif
 }
 
 TEST_F(ReferenceGemm, MatchesHostReferenceOnTheTaskShape) {
