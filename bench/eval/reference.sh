@@ -4,14 +4,21 @@
 # a host reference, a hang failing after 20 s; a kernel whose test fails is not timed), then evaluated three
 # times in one harness (`ptxbench eval F F F --out`), its verdicts checked against the goal of its task
 # (passed, target-correct, the median speedup at least the goal). About 1 min per kernel.
-# Results in bench/results/<gpu>/reference/ ($OUT/reference.tar.gz): <task>.json (the verdicts, what
+# Results in bench/results/<gpu>/reference/ (reference-<task>-.../ for a subset; $OUT/<folder>.tar.gz): <task>.json (the verdicts, what
 # `ptxbench metrics --ceiling` reads), <task>.txt (eval's output), <task>.test.txt (the correctness test's output), summary.txt (one line per evaluation:
 # status, target verdict, coverage, speedup with its 95 % interval; PASS/FAIL per kernel).
 # Usage on the GPU host: PTXBENCH_BIN=$PWD/.carry/bin bench/eval/reference.sh [TASK...]   (or with build/bin;
 # TASKs: only the kernels of these tasks, e.g. a new kernel's first run)
 set -uo pipefail
 source "$(dirname "$0")/../lib/env.sh"
-bench_gpu reference
+# A subset (TASK arguments) writes its own folder, reference-<task>-<task>/, so it never replaces the
+# other kernels' evidence in reference/ (merge it there by hand to commit it as the ceiling's input).
+for want in "$@"; do
+  [[ "$want" =~ ^[a-z0-9_]+$ ]] || { echo "reference.sh: '$want' is not a task name" >&2; exit 2; }
+done
+name=reference
+[ $# -gt 0 ] && name="reference-$(IFS=-; echo "$*")"
+bench_gpu "$name"
 cd "$ROOT" || exit 2
 M=examples/reference/manifest.json
 mapfile -t KERNELS < <(python3 -c 'import json,sys; [print(k["file"], k["task"], k.get("test", "-")) for k in json.load(open(sys.argv[1]))["kernels"]]' "$M")
