@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -20,6 +19,7 @@
 #include "core/tuned_choice.h"
 #include "baselines/cudnn_backend.h"
 #include "baselines/cudnn_plan.h"
+#include "baselines/cudnn_remembered_plan.h"
 #include "baselines/gqa_aux.h"
 #include "baselines/gqa_reference.h"
 #include "baselines/graph_replay.h"
@@ -364,14 +364,10 @@ class gqa_executable {
       }
       if (!m_graph) return make_error(fmt::format("cuDNN {}: no working plan: {}", runtime.str(), fmt::join(attempts, "; ")));
       tried = fmt::format("{}", fmt::join(attempts, "; "));
-      return ordered_json{{"form", form_name(m_graph->table)},
-                          {"heuristic", m_plan.heuristic},
-                          {"index", best_index},
-                          {"engine", m_plan.engine_id},
-                          {"label", m_plan.label(false)},
-                          {"tuned_ms", best_ms},
-                          {"plans_timed", timed},
-                          {"tried", tried}};
+      ordered_json remembered{{"form", form_name(m_graph->table)}};
+      remembered.update(cudnn::remembered_plan_identity(m_plan, best_index));
+      remembered.update(ordered_json{{"tuned_ms", best_ms}, {"plans_timed", timed}, {"tried", tried}});
+      return remembered;
     };
     auto use = [&](const ordered_json& choice) -> status {
       status loaded = load_choice(choice, forms, sample, reference, stream, runtime);
@@ -385,8 +381,6 @@ class gqa_executable {
     auto chosen = remember_tuned_choice(cache_dir, tuned_choice_key(), use, tune);
     if (!chosen) return chosen.err();
     check_replay(sample, reference, stream);
-    const bool stale = !chosen->from_cache && chosen->why_tuned != "no cache folder" &&
-                       chosen->why_tuned != "nothing remembered yet";
     const std::string how =
         chosen->from_cache
             ? fmt::format("autotuned earlier, from the cache: fastest of {} timed plan(s), {:.3f} ms on the sample "
@@ -396,7 +390,7 @@ class gqa_executable {
             : fmt::format("autotuned now: fastest of {} timed plan(s), {:.3f} ms on the sample buffers, each plan "
                           "checked against the independent fp32 reference there (atol = rtol = {:g}) (tried: {}){}",
                           timed, best_ms, k_self_check_tolerance, tried,
-                          stale ? " (" + chosen->why_tuned + ")" : "");
+                          chosen->stale ? " (" + chosen->why_tuned + ")" : "");
     m_description = fmt::format(
         "{}: cuDNN {} (headers {}) composite GQA graph, {} layout{}, padding mask{}, {}; {}; each call also runs a "
         "prepare kernel (sequence lengths{}){}; calls run as {}",
@@ -428,17 +422,13 @@ class gqa_executable {
   // name and compute capability, the loaded cuDNN and the headers, the plans tried per form.
   std::string tuned_choice_key() const {
     const gqa_problem& p = m_problem;
-    cudaDeviceProp prop{};
     int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
-      cudaGetLastError();
-      std::snprintf(prop.name, sizeof prop.name, "unknown-gpu");
-    }
+    if (cudaGetDevice(&device) != cudaSuccess) cudaGetLastError();
     uint32_t scale_bits = 0;
     std::memcpy(&scale_bits, &p.scale, sizeof scale_bits);
-    return fmt::format("{}-{}-sm{}{}-cudnn{}-headers{}-{}-b{}-hq{}-hkv{}-d{}-maxq{}-maxkv{}-q{}-kv{}-pages{}x{}-idx{}-{}"
+    return fmt::format("{}-{}-cudnn{}-headers{}-{}-b{}-hq{}-hkv{}-d{}-maxq{}-maxkv{}-q{}-kv{}-pages{}x{}-idx{}-{}"
                        "-scale{:08x}-bf16-plans{}",
-                       k_kind, prop.name, prop.major, prop.minor, cudnn::runtime_version().code,
+                       k_kind, cudnn::remembered_plan_device(device), cudnn::runtime_version().code,
                        cudnn::compiled_version().code, gqa_layout_name(p.layout), p.batch, p.h_q, p.h_kv, p.d, p.max_q,
                        p.max_kv, p.total_q, p.total_kv, p.num_pages, p.page_size, p.num_kv_indices,
                        p.causal ? "causal" : "noncausal", scale_bits, k_plans_per_form);
@@ -455,20 +445,10 @@ class gqa_executable {
     for (page_table_form f : forms)
       if (form_name(f) == name) form = f;
     if (!form) return make_error(fmt::format("the {} form is not one this layout tries", name));
-    const int index = choice.at("index").get<int>();
-    const int64_t engine = choice.at("engine").get<int64_t>();
-    const std::string heuristic = choice.at("heuristic").get<std::string>();
-    const std::string label = choice.at("label").get<std::string>();
-    if (index < 0 || index >= k_plans_per_form) return make_error(fmt::format("plan index {} out of range", index));
     std::unique_ptr<cudnn::gqa_graph> graph = cudnn::build_gqa_graph(m_problem, *form, m_handle->get(), runtime);
-    cudnn::plan_search search = cudnn::find_plans(graph->op_graph, index + 1);
-    if (search.plans.size() <= static_cast<std::size_t>(index))
-      return make_error(fmt::format("the {} graph now has {} plan(s), the remembered one was #{} ({})", name,
-                                    search.plans.size(), index, label));
-    cudnn::plan_candidate& plan = search.plans[static_cast<std::size_t>(index)];
-    if (plan.engine_id != engine || plan.heuristic != heuristic || plan.label(false) != label)
-      return make_error(fmt::format("plan #{} of the {} graph is now {}, the remembered one was {}", index, name,
-                                    plan.label(false), label));
+    auto found = cudnn::find_remembered_plan(graph->op_graph, choice, name, k_plans_per_form);
+    if (!found) return found.err();
+    cudnn::plan_candidate& plan = *found;
     try {
       if (status s = prepare(*graph, sample, stream); !s) return s.err();
       ensure_workspace(plan.workspace_bytes);

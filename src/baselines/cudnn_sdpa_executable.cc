@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/align.h"
+#include "baselines/cudnn_remembered_plan.h"
 #include "core/tuned_choice.h"
 
 namespace ptxbench::gpu::cudnn {
@@ -138,33 +139,21 @@ void try_graph(sdpa_graph_kind kind, const sdpa_problem& problem, const sdpa_con
   }
 }
 
-// Rebuilds a remembered choice: that graph variant only, find_plans' list up to its index, the
-// plan there if it is still the same (engine, heuristic mode, label), run once on the caller's
-// buffers. Anything else is an error saying what changed, and the caller tunes again.
+// Rebuilds a remembered choice: that graph variant only, the plan it names if it is still the same
+// (find_remembered_plan), run once on the caller's buffers. Anything else is an error saying what
+// changed, and the caller tunes again.
 status load_choice(const ordered_json& choice, const std::vector<sdpa_graph_kind>& kinds, const sdpa_problem& problem,
-                   handle& h, version runtime, const std::vector<void*>& io_pointers, cudaStream_t stream,
-                   device_buffer& workspace, best_choice& best) {
+                   const sdpa_config& config, handle& h, version runtime, const std::vector<void*>& io_pointers,
+                   cudaStream_t stream, device_buffer& workspace, best_choice& best) {
   const std::string graph_name = choice.at("graph").get<std::string>();
   std::optional<sdpa_graph_kind> kind;
   for (sdpa_graph_kind k : kinds)
     if (graph_name == graph_kind_name(k)) kind = k;
   if (!kind) return make_error(fmt::format("the {} graph is not one this build tries", graph_name));
-  const int index = choice.at("index").get<int>();
-  const int64_t engine = choice.at("engine").get<int64_t>();
-  const std::string heuristic = choice.at("heuristic").get<std::string>();
-  const std::string label = choice.at("label").get<std::string>();
-  if (index < 0 || index > 64) return make_error(fmt::format("plan index {} out of range", index));
   std::unique_ptr<sdpa_graph> graph = build_sdpa_graph(*kind, problem, h.get(), runtime);
-  plan_search search = find_plans(graph->op_graph, index + 1);
-  if (search.plans.size() <= static_cast<std::size_t>(index)) {
-    return make_error(fmt::format("the {} graph now has {} plan(s), the remembered one was #{} ({})", graph_name,
-                                  search.plans.size(), index, label));
-  }
-  plan_candidate& plan = search.plans[static_cast<std::size_t>(index)];
-  if (plan.engine_id != engine || plan.heuristic != heuristic || plan.label(false) != label) {
-    return make_error(fmt::format("plan #{} of the {} graph is now {}, the remembered one was {}", index, graph_name,
-                                  plan.label(false), label));
-  }
+  auto found = find_remembered_plan(graph->op_graph, choice, graph_name, config.max_plans_per_graph);
+  if (!found) return found.err();
+  plan_candidate& plan = *found;
   try {
     int64_t total = 0;
     std::vector<int64_t> offsets = scratch_offsets(*graph, plan.workspace_bytes, total);
@@ -180,7 +169,7 @@ status load_choice(const ordered_json& choice, const std::vector<sdpa_graph_kind
   }
   best.graph = std::move(graph);
   best.plan = std::move(plan);
-  best.plan_index = index;
+  best.plan_index = choice.at("index").get<int>();
   best.ms = choice.value("tuned_ms", std::numeric_limits<float>::quiet_NaN());
   best.plans_timed = choice.value("plans_timed", 0);
   return ok();
@@ -211,17 +200,12 @@ std::string attempts_summary(const std::vector<graph_attempt>& attempts, std::op
 
 std::string sdpa_tuned_choice_key(sdpa_direction direction, const sdpa_problem& p, const std::vector<sdpa_graph_kind>& kinds,
                                   const sdpa_config& config, int device) {
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
-    cudaGetLastError();
-    std::strncpy(prop.name, "unknown-gpu", sizeof prop.name - 1);
-  }
   uint32_t scale_bits = 0;
   std::memcpy(&scale_bits, &p.scale, sizeof scale_bits);
   std::string variants;
   for (sdpa_graph_kind k : kinds) variants += fmt::format("{}{}", variants.empty() ? "" : "+", graph_kind_name(k));
-  return fmt::format("cudnn_sdpa_{}-{}-sm{}{}-cudnn{}-headers{}-B{}-H{}-S{}-D{}-{}-scale{:08x}-bf16-{}-plans{}",
-                     direction == sdpa_direction::forward ? "fwd" : "bwd", prop.name, prop.major, prop.minor,
+  return fmt::format("cudnn_sdpa_{}-{}-cudnn{}-headers{}-B{}-H{}-S{}-D{}-{}-scale{:08x}-bf16-{}-plans{}",
+                     direction == sdpa_direction::forward ? "fwd" : "bwd", remembered_plan_device(device),
                      runtime_version().code, compiled_version().code, p.b, p.h, p.s, p.d,
                      p.causal ? "causal" : "noncausal", scale_bits, variants, config.max_plans_per_graph);
 }
@@ -329,19 +313,15 @@ result<std::shared_ptr<sdpa_executable>> build_sdpa_executable(sdpa_direction di
                                     attempts_summary(exe->m_attempts, std::nullopt, true)));
     }
     others = attempts_summary(exe->m_attempts, best.graph->kind, false);
-    return ordered_json{{"graph", graph_kind_name(best.graph->kind)},
-                        {"heuristic", best.plan.heuristic},
-                        {"index", best.plan_index},
-                        {"engine", best.plan.engine_id},
-                        {"label", best.plan.label(false)},
-                        {"tuned_ms", best.ms},
-                        {"plans_timed", best.plans_timed},
-                        {"other_variants", others}};
+    ordered_json remembered{{"graph", graph_kind_name(best.graph->kind)}};
+    remembered.update(remembered_plan_identity(best.plan, best.plan_index));
+    remembered.update(ordered_json{{"tuned_ms", best.ms}, {"plans_timed", best.plans_timed}, {"other_variants", others}});
+    return remembered;
   };
   auto use = [&](const ordered_json& choice) -> status {
     best = best_choice{};
     status loaded =
-        load_choice(choice, kinds, problem, *exe->m_handle, runtime, io_pointers, stream, workspace, best);
+        load_choice(choice, kinds, problem, config, *exe->m_handle, runtime, io_pointers, stream, workspace, best);
     if (loaded) others = choice.value("other_variants", "");
     return loaded;
   };
@@ -359,15 +339,13 @@ result<std::shared_ptr<sdpa_executable>> build_sdpa_executable(sdpa_direction di
     return make_error(fmt::format("cuDNN {}: {}: {}", runtime.str(), shape_text(direction, problem), e.what()));
   }
   exe->m_workspace = workspace.release(exe->m_workspace_bytes);
-  const bool stale = !chosen->from_cache && chosen->why_tuned != "no cache folder" &&
-                     chosen->why_tuned != "nothing remembered yet";
   const std::string how =
       chosen->from_cache
           ? fmt::format("autotuned earlier, from the cache: fastest of {} timed plan(s), {:.3f} ms on the sample "
                         "buffers then",
                         best.plans_timed, best.ms)
           : fmt::format("autotuned now: fastest of {} timed plan(s), {:.3f} ms on the sample buffers{}",
-                        best.plans_timed, best.ms, stale ? " (" + chosen->why_tuned + ")" : "");
+                        best.plans_timed, best.ms, chosen->stale ? " (" + chosen->why_tuned + ")" : "");
   exe->m_description = fmt::format("cuDNN {} (headers {}) {} graph{}, {}; {}{}{}", runtime.str(),
                                    compiled_version().str(), graph_kind_name(exe->m_graph->kind),
                                    problem.causal ? " with causal mask" : "", exe->m_plan.label(), how,

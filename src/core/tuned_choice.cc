@@ -131,6 +131,9 @@ result<tuned_choice> remember_tuned_choice(const std::filesystem::path& cache_di
       return out;
     }
     out.why_tuned = second.why_not;
+    out.stale = first.text.has_value() || now.has_value();
+  } else {
+    out.stale = first.text.has_value();
   }
 
   auto tuned = tune_now();

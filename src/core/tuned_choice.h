@@ -33,6 +33,8 @@ struct tuned_choice {
   bool from_cache = false;        ///< true: taken from the file (and accepted by `use`)
   std::string why_tuned;          ///< when tuned now: "no cache folder", "nothing remembered yet", "the
                                   ///< remembered choice is unusable: ...", ... (empty when from_cache)
+  bool stale = false;             ///< tuned now although an entry was there (unreadable, another
+                                  ///< key, or refused by `use`): why_tuned says why
   std::filesystem::path path;     ///< the file (empty without a cache folder)
 };
 

@@ -60,6 +60,7 @@ TEST(TunedChoice, TunesOnceThenLoadsFromTheFile) {
   ASSERT_TRUE(first) << first.err().message;
   EXPECT_FALSE(first->from_cache);
   EXPECT_EQ(first->why_tuned, "nothing remembered yet");
+  EXPECT_FALSE(first->stale);
   EXPECT_EQ(first->path, dir / "baselines" / "gemm_M8_N8.json");
   EXPECT_EQ(first->choice, (ordered_json{{"key", "gemm|M8 N8"}, {"value", 7}}));
   EXPECT_EQ(tuner.calls, 1);
@@ -83,6 +84,7 @@ TEST(TunedChoice, WithoutACacheFolderItOnlyTunes) {
   ASSERT_TRUE(r);
   EXPECT_FALSE(r->from_cache);
   EXPECT_EQ(r->why_tuned, "no cache folder");
+  EXPECT_FALSE(r->stale);
   EXPECT_TRUE(r->path.empty());
   EXPECT_EQ(tuner.calls, 1);
 }
@@ -96,6 +98,7 @@ TEST(TunedChoice, ACorruptFileIsTunedAgainAndOverwritten) {
   ASSERT_TRUE(r);
   EXPECT_FALSE(r->from_cache);
   EXPECT_NE(r->why_tuned.find("the remembered choice is unreadable"), std::string::npos) << r->why_tuned;
+  EXPECT_TRUE(r->stale);
   EXPECT_EQ(tuner.calls, 1);
   EXPECT_EQ(use.calls, 0);
   auto again = remember_tuned_choice(dir, "k", std::ref(use), std::ref(tuner));
@@ -137,6 +140,7 @@ TEST(TunedChoice, AnEntryTheCallerCannotUseIsTunedAgainAndOverwritten) {
   ASSERT_TRUE(r);
   EXPECT_FALSE(r->from_cache);
   EXPECT_EQ(r->why_tuned, "the remembered choice is unusable: engine 9 no longer finalizes");
+  EXPECT_TRUE(r->stale);
   EXPECT_EQ(stale_calls, 1);  // not asked again under the lock: the file had not changed
   EXPECT_EQ(tuner.calls, 2);
   EXPECT_EQ(r->choice.value("value", 0), 9);
