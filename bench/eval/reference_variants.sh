@@ -24,6 +24,15 @@ FILES=(examples/reference/gemm_persistent.cu)
 # smem, so the occupancy line covers it; it allocates a 16.5 MiB workspace on its first call and its
 # Stream-K owners spin on flags set by other clusters, so a protocol bug would hang a call (30 s call timeout).
 for f in examples/reference/variants/*.cu; do [ -e "$f" ] && FILES+=("$f"); done
+# Variants that change one constant of the reference are written here from it, not kept as copies:
+# v6/v7, the rasterisation group (cluster rows that share A and B in L2) at 4 and 16 instead of 8.
+TMP=$(mktemp -d)
+bench_cleanup() { rm -rf "$TMP"; }
+for g in 4 16; do
+  v="$TMP/v$([ "$g" = 4 ] && echo 6 || echo 7)_group$g.cu"
+  sed "s/^constexpr int kGroupRows = 8; /constexpr int kGroupRows = $g; /" examples/reference/gemm_persistent.cu > "$v"
+  grep -q "^constexpr int kGroupRows = $g; " "$v" && FILES+=("$v") || echo "   could not write $v (kGroupRows not found)"
+done
 FILES+=(examples/gemm/wgmma_tma_pack.cu)
 
 # eval builds its candidates one after another (~9 s each); `ptxbench check` builds into the same
@@ -73,7 +82,6 @@ bench_check "$TASK: every file evaluated and PASSED (see the speedups above)" "$
 # The grid the reference asks for: cudaOccupancyMaxActiveClusters for a kernel with its launch shape
 # (2-CTA clusters, 384 threads, 1 CTA per SM, the same dynamic shared memory).
 echo "== cudaOccupancyMaxActiveClusters for the reference's launch shape"
-TMP=$(mktemp -d)
 cat > "$TMP/occupancy.cu" <<'CU'
 #include <cstdio>
 #include <cuda_runtime.h>
