@@ -17,6 +17,7 @@
 # bench/results/<gpu>/service/scaling-n4/ (any list of N; each run compares against its own solo run).
 #   bench/stage_binaries.sh                 # here, before carrying the tree
 #   bench/service/scaling.sh [N ...]        # on the GPU host, from the checkout (default: 1 2 4)
+#   PTXBENCH_BENCH_LIMIT_S=330 bench/service/scaling.sh 4   # finish (and pack) within 330 s, whatever is left undone
 set -uo pipefail
 source "$(dirname "$0")/../lib/env.sh"
 WORKERS=("$@")
@@ -35,6 +36,27 @@ server=
 bench_cleanup() {
   bench_stop "$server"
   rm -rf "$work"
+}
+# A script ended from outside (the device call's time limit) packs nothing. With PTXBENCH_BENCH_LIMIT_S
+# (the seconds this script may take in all) each N's client waits only for what is left, so the
+# script always reports, keeps its diagnostics and packs before that limit.
+limit_s=${PTXBENCH_BENCH_LIMIT_S:-0}
+[[ "$limit_s" =~ ^[0-9]+$ ]] || { echo "scaling.sh: PTXBENCH_BENCH_LIMIT_S='$limit_s' is not a number of seconds" >&2; exit 2; }
+# What the service's processes were doing, kept beside the verdicts: which harness waits on what
+# (wchan), the GPU lease folder, nvidia-smi's processes and each harness log's tail.
+snapshot_service() {  # snapshot_service DIR SERVICE_DIR
+  {
+    echo "# $(date -u +%FT%TZ), ${SECONDS}s into scaling.sh"
+    ps -eo pid,ppid,stat,etimes,wchan:24,args --sort=pid | grep -E 'ptxbench|ncu|compute-sanitizer|runner' | grep -v grep
+    echo "# lease folder ${PTXBENCH_GPU_LOCK_DIR:-/tmp/ptxbench-gpu-locks}"
+    ls -la "${PTXBENCH_GPU_LOCK_DIR:-/tmp/ptxbench-gpu-locks}" 2>&1
+    echo "# nvidia-smi"
+    nvidia-smi --query-compute-apps=pid,used_memory --format=csv 2>&1
+  } > "$1/processes.txt" 2>&1
+  find "$2" -name harness.log 2>/dev/null | while read -r log; do
+    echo "== $log"
+    tail -n 20 "$log"
+  done > "$1/harness_logs_tail.txt" 2>&1
 }
 # The same protocol for the solo evaluation and the service's workers (hang.cu's sanitizer limit sets the pace).
 TIMEOUTS=(--call-timeout 10 --sanitize-timeout 15)
@@ -86,9 +108,23 @@ for n in "${WORKERS[@]}"; do
     sleep 0.2
   done
   bench_check "n$n: serve ready with $n GPU workers and no --target" $ready
-  timeout 420 python3 bench/service/service_gpu_check.py upstream --url "$URL" --out "$RESULTS/n$n" \
-    --target "$PTXBENCH_TARGET" --max-wait 400 "${SPECS[@]}" 2>&1 | tee "$RESULTS/n$n/upstream_client.txt"
-  bench_check "n$n: every example through the upstream-format client" "${PIPESTATUS[0]}"
+  max_wait=400
+  if [ "$limit_s" -gt 0 ]; then
+    # Leave about 40 s for the snapshot, stopping the server, comparing and packing.
+    left=$((limit_s - SECONDS - 40))
+    [ "$left" -lt "$max_wait" ] && max_wait=$left
+  fi
+  if [ "$max_wait" -lt 20 ]; then
+    bench_check "n$n: every example through the upstream-format client (no time left: ${max_wait} s)" 1
+    bench_stop "$server"; server=
+    continue
+  fi
+  echo "client: each job waited for at most ${max_wait} s"
+  timeout $((max_wait + 20)) python3 bench/service/service_gpu_check.py upstream --url "$URL" --out "$RESULTS/n$n" \
+    --target "$PTXBENCH_TARGET" --max-wait "$max_wait" "${SPECS[@]}" 2>&1 | tee "$RESULTS/n$n/upstream_client.txt"
+  client_rc=${PIPESTATUS[0]}
+  bench_check "n$n: every example through the upstream-format client" "$client_rc"
+  [ "$client_rc" -ne 0 ] && snapshot_service "$RESULTS/n$n" "$work/service-n$n"
   python3 bench/service/service_gpu_check.py fetch --url "$URL" /metrics "$RESULTS/n$n/metrics.txt"
   bench_stop "$server"; server=
   mkdir -p "$RESULTS/n$n/worker_logs"; cp "$work/service-n$n"/logs/*.log "$RESULTS/n$n/worker_logs/" 2>/dev/null

@@ -83,6 +83,9 @@ def cmd_upstream(a):
             t0 = time.time()
             task_id, norm = client.evaluate(sol, None, **({"cache": "bypass"} if bypass else {}))
             t = client.wait(task_id, max_wait=a.max_wait, poll=20)
+            # One line as each job ends (or is given up on), so a run cut short still says how far it got.
+            print(f"  {'resubmitted' if not bypass else 'evaluated'} {path}: {t.get('status')} after "
+                  f"{time.time() - t0:.1f} s", flush=True)
             return {"file": path, "task_id": task_id, "normalized_solution_name": norm,
                     "seconds": round(time.time() - t0, 3), "response": t}
         with ThreadPoolExecutor(max_workers=len(sols)) as pool:
@@ -99,7 +102,13 @@ def cmd_upstream(a):
     sampler.join()
     busy1 = gpu_busy_seconds(a.url)
     t1 = time.time()
-    second = submit(bypass=False)
+    unfinished = [r["file"] for r in first if r["response"].get("status") not in ("completed", "failed")]
+    if unfinished:
+        # Resubmitting would only wait as long again for the same jobs.
+        print(f"not resubmitted: {len(unfinished)} job(s) unfinished after {a.max_wait:g} s", flush=True)
+        second = [{"response": {}, "seconds": 0.0} for _ in first]
+    else:
+        second = submit(bypass=False)
     cached_wall = time.time() - t1
 
     ok, rows = True, []
