@@ -1,4 +1,4 @@
-// VARIANT v8: the reference with a hybrid data-parallel + Stream-K schedule: 12 data-parallel waves as now, then the last 104 cluster tiles' 8320 k steps split evenly over the 66 clusters (126-127 each), split tiles' fp32 partials combined through a global workspace with per-tile flags; not yet run on a GPU
+// VARIANT v8: the reference with a hybrid data-parallel + Stream-K schedule: 12 data-parallel waves as now, then the last 104 cluster tiles' 8320 k steps split evenly over the 66 clusters (126-127 each), split tiles' fp32 partials combined through a global workspace with per-tile flags; on an H100 (session 8, bench/results/h100/session8-870f055/) correct but slower: 0.946x cuBLASLt where the reference made 0.994x, so not promoted
 //
 // Why: the reference hands each of the 66 clusters whole 256x256 cluster tiles, 896 of them, in a
 // static round robin: 38 clusters run 14 tiles and 28 run 13 (13.58 waves). The kernel lasts as
