@@ -145,6 +145,58 @@ TEST(DeviceLease, AWaitingMeasurerIsNotStarvedByAStreamOfSharedHolders) {
   fs::remove_all(dir);
 }
 
+TEST(DeviceLease, AProcessHoldingTheSharedLeaseTakesAnotherSharedHoldWhileAMeasurerWaits) {
+  // A harness's memory check holds the shared lease; a measurer of another harness now waits (it
+  // holds the turnstile); then the harness's correctness asks for a shared hold. Through the
+  // turnstile that would wait for the measurer, which waits for the memory check's hold, which only
+  // this harness ends: a cycle until the lease timeout. It joins the hold this process has instead.
+  auto dir = testing::make_temp_dir("lease-nested");
+  auto log = dir / "log";
+  // The measurer is forked before this process holds anything (a child would inherit the held lock),
+  // and asks for the lease once told to.
+  int go[2];
+  ASSERT_EQ(::pipe(go), 0);
+  pid_t measurer = ::fork();
+  if (measurer == 0) {
+    char byte = 0;
+    ::close(go[1]);
+    if (::read(go[0], &byte, 1) != 1) ::_exit(4);
+    auto lease = device_lease::acquire(dir / "locks", "GPU-test", lock_mode::exclusive, 30);
+    if (!lease) ::_exit(3);
+    std::ofstream(log, std::ios::app) << "x " << now_us() << ' ' << now_us() << '\n';
+    ::_exit(0);
+  }
+  ::close(go[0]);
+  measurement_lease record;
+  auto sanitize = stage_lease::take(dir / "locks", "GPU-test", "sanitize", false, 5, record);
+  ASSERT_TRUE(sanitize) << sanitize.err().message;
+  ASSERT_EQ(::write(go[1], "g", 1), 1);
+  ::close(go[1]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the measurer is waiting now
+  auto t0 = clock_type::now();
+  auto correctness = stage_lease::take(dir / "locks", "GPU-test", "correctness", false, 2, record);
+  ASSERT_TRUE(correctness) << correctness.err().message;
+  EXPECT_LT(std::chrono::duration<double>(clock_type::now() - t0).count(), 0.5);
+  // The measurer gets the GPU only once every shared stage of this process has ended.
+  int64_t released_us = 0;
+  sanitize->release();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(read_log(log).empty()) << "the measurer ran while correctness still held the GPU";
+  released_us = now_us();
+  correctness->release();
+  EXPECT_EQ(wait_exit(measurer), 0);
+  auto holds = read_log(log);
+  ASSERT_EQ(holds.size(), 1u);
+  EXPECT_GE(holds[0].start, released_us);
+  // A later shared hold is a new one, through the turnstile as before.
+  auto later = stage_lease::take(dir / "locks", "GPU-test", "dynamic_check_start", false, 5, record);
+  EXPECT_TRUE(later);
+  ASSERT_EQ(record.holds.size(), 2u);
+  EXPECT_EQ(record.holds[0].stage, "sanitize");
+  EXPECT_EQ(record.holds[1].stage, "correctness");
+  fs::remove_all(dir);
+}
+
 TEST(DeviceLease, EachStageHoldIsRecordedAndMeasurementIsExclusiveOnlyWhenEveryMeasuringStageWas) {
   auto dir = testing::make_temp_dir("lease-record");
   measurement_lease record;

@@ -4,6 +4,9 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -66,15 +69,49 @@ result<device_lease> device_lease::acquire(const fs::path& dir, const std::strin
 
 double device_lease::held_ms() const { return ms_since(m_granted); }
 
+namespace {
+
+/// This process's shared leases, per lease file: held while any stage of the process holds one
+/// (stage_lease's comment says why). Taking one waits on the mutex; dropping one never does (the
+/// last shared_ptr closes the lock), so a thread that ends a hold never waits for a thread that is
+/// queueing for one.
+struct shared_leases {
+  std::mutex mutex;
+  std::map<std::string, std::weak_ptr<device_lease>> held;
+};
+
+shared_leases& process_shared_leases() {
+  static shared_leases leases;
+  return leases;
+}
+
+}  // namespace
+
 result<stage_lease> stage_lease::take(const fs::path& dir, const std::string& device, std::string stage, bool measuring,
                                       double wait_s, measurement_lease& record) {
-  auto lease = device_lease::acquire(dir, device, measuring ? lock_mode::exclusive : lock_mode::shared, wait_s);
-  if (!lease) return lease.err().with_context(stage);
-  return stage_lease(std::move(*lease), std::move(stage), record);
+  if (measuring) {
+    auto lease = device_lease::acquire(dir, device, lock_mode::exclusive, wait_s);
+    if (!lease) return lease.err().with_context(stage);
+    double waited = lease->waited_ms();
+    return stage_lease(std::make_shared<device_lease>(std::move(*lease)), waited, std::move(stage), record);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto& leases = process_shared_leases();
+  std::lock_guard<std::mutex> guard(leases.mutex);
+  auto& slot = leases.held[(dir / file_stem(device)).string()];
+  std::shared_ptr<device_lease> held = slot.lock();
+  if (!held) {
+    auto lease = device_lease::acquire(dir, device, lock_mode::shared, wait_s);
+    if (!lease) return lease.err().with_context(stage);
+    held = std::make_shared<device_lease>(std::move(*lease));
+    slot = held;
+  }
+  return stage_lease(std::move(held), ms_since(t0), std::move(stage), record);
 }
 
 stage_lease::stage_lease(stage_lease&& other) noexcept
-    : m_lease(std::move(other.m_lease)), m_stage(std::move(other.m_stage)), m_record(other.m_record) {
+    : m_lease(std::move(other.m_lease)), m_waited_ms(other.m_waited_ms), m_granted(other.m_granted),
+      m_stage(std::move(other.m_stage)), m_record(other.m_record) {
   other.m_lease.reset();
   other.m_record = nullptr;
 }
@@ -82,8 +119,8 @@ stage_lease::stage_lease(stage_lease&& other) noexcept
 void stage_lease::release() {
   if (!m_lease) return;
   if (m_record)
-    m_record->holds.push_back({m_stage, m_lease->mode() == lock_mode::exclusive, m_lease->waited_ms(), m_lease->held_ms()});
-  m_lease.reset();  // the lock is dropped here
+    m_record->holds.push_back({m_stage, m_lease->mode() == lock_mode::exclusive, m_waited_ms, ms_since(m_granted)});
+  m_lease.reset();  // the lock is dropped here, or by the process's last shared stage
 }
 
 }  // namespace ptxbench::gpu

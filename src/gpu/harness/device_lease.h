@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -50,6 +51,14 @@ class device_lease {
 
 /// A stage's hold on the lease: released (and recorded in `record` as a lease_hold of `stage`)
 /// when it goes out of scope or release() is called, whichever comes first.
+///
+/// Shared stage holds of one process share one shared lease: the first takes it (through the
+/// turnstile), a stage that starts while another of this process holds it joins that hold, and the
+/// last to end drops it. A harness asks for a second shared hold while it holds one (correctness
+/// while its memory check runs, the profiled runner's start-up beside both); had the second gone
+/// through the turnstile, it could wait behind a measurer of another harness that itself waits for
+/// the first hold to end, which only this harness's blocked thread would end: a cycle broken only
+/// by the lease timeout (session 8: four GPU workers on one GPU did not finish).
 class stage_lease {
  public:
   /// Takes the lease for `stage`, exclusive when `measuring`.
@@ -62,9 +71,12 @@ class stage_lease {
   void release();
 
  private:
-  stage_lease(device_lease lease, std::string stage, measurement_lease& record)
-      : m_lease(std::move(lease)), m_stage(std::move(stage)), m_record(&record) {}
-  std::optional<device_lease> m_lease;
+  stage_lease(std::shared_ptr<device_lease> lease, double waited_ms, std::string stage, measurement_lease& record)
+      : m_lease(std::move(lease)), m_waited_ms(waited_ms), m_granted(std::chrono::steady_clock::now()),
+        m_stage(std::move(stage)), m_record(&record) {}
+  std::shared_ptr<device_lease> m_lease;  ///< exclusive: this stage's own; shared: the process's
+  double m_waited_ms;
+  std::chrono::steady_clock::time_point m_granted;
   std::string m_stage;
   measurement_lease* m_record;
 };
