@@ -67,8 +67,6 @@ result<device_lease> device_lease::acquire(const fs::path& dir, const std::strin
   return device_lease(std::move(*lease), mode, ms_since(t0));
 }
 
-double device_lease::held_ms() const { return ms_since(m_granted); }
-
 namespace {
 
 /// This process's shared leases, per lease file: held while any stage of the process holds one

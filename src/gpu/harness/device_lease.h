@@ -37,16 +37,13 @@ class device_lease {
 
   [[nodiscard]] lock_mode mode() const { return m_mode; }
   [[nodiscard]] double waited_ms() const { return m_waited_ms; }
-  /// Since the lease was granted.
-  [[nodiscard]] double held_ms() const;
 
  private:
   device_lease(file_lock lease, lock_mode mode, double waited_ms)
-      : m_lease(std::move(lease)), m_mode(mode), m_waited_ms(waited_ms), m_granted(std::chrono::steady_clock::now()) {}
+      : m_lease(std::move(lease)), m_mode(mode), m_waited_ms(waited_ms) {}
   file_lock m_lease;
   lock_mode m_mode;
   double m_waited_ms;
-  std::chrono::steady_clock::time_point m_granted;
 };
 
 /// A stage's hold on the lease: released (and recorded in `record` as a lease_hold of `stage`)
