@@ -6,8 +6,11 @@
 # Binaries from $PTXBENCH_BIN (bench/stage_binaries.sh stages them in .carry/bin for carrying).
 #
 #   bench/evidence.sh PART...          e.g. PTXBENCH_BIN=$PWD/.carry/bin bench/evidence.sh gemm
+#   bench/evidence.sh PART:SECONDS...  a one-script part under another limit, e.g. exploits:190
 #   bench/evidence.sh --list           the parts, their scripts and time limits
 #
+# Each script sees its limit as PTXBENCH_BENCH_LIMIT_S (minus 10 s to pack its results): a script
+# that can stop early (service/scaling.sh) finishes and packs within it.
 # One device-tool call allows 10 minutes: name parts whose limits add up to at most ~570 s (the
 # script says so before it starts when they do not). Exit status: the number of scripts that failed
 # (non-zero exit, time limit, or missing from this checkout).
@@ -60,9 +63,24 @@ if [ "$1" = --list ]; then
   for p in $PARTS; do part_scripts "$p" | sed "s|^|$p: |"; done
   exit 0
 fi
+# part_lines PART[:SECONDS]: part_scripts, with a one-script part's limit replaced by SECONDS.
+part_lines() {
+  local part=${1%%:*} limit=
+  [[ "$1" == *:* ]] && limit=${1#*:}
+  local lines
+  lines=$(part_scripts "$part") || { echo "bench: unknown part '$part' (parts: $(echo $PARTS))" >&2; return 2; }
+  if [ -n "$limit" ]; then
+    [[ "$limit" =~ ^[0-9]+$ ]] && [ "$limit" -ge 20 ] ||
+      { echo "bench: '$1': the limit must be a number of seconds, at least 20" >&2; return 2; }
+    [ "$(wc -l <<< "$lines")" -eq 1 ] ||
+      { echo "bench: '$1': part $part runs several scripts; a limit can be given only to a one-script part" >&2; return 2; }
+    lines="$limit ${lines#* }"
+  fi
+  echo "$lines"
+}
 total=0
 for part in "$@"; do
-  lines=$(part_scripts "$part") || { echo "bench: unknown part '$part' (parts: $(echo $PARTS))" >&2; exit 2; }
+  lines=$(part_lines "$part") || exit 2
   while read -r limit _; do total=$((total + limit)); done <<< "$lines"
 done
 # Fail before anything runs when this host has no GPU or one that is no suite target.
@@ -84,7 +102,7 @@ for part in "$@"; do
     echo "== part $part: $path $args (limit ${limit}s)"
     start=$SECONDS
     # shellcheck disable=SC2086  # ARGS are words by design
-    timeout -k 15 "$limit" bash "$path" $args < /dev/null
+    PTXBENCH_BENCH_LIMIT_S=$((limit - 10)) timeout -k 15 "$limit" bash "$path" $args < /dev/null
     rc=$?
     took=$((SECONDS - start))
     case "$rc" in
@@ -92,7 +110,7 @@ for part in "$@"; do
       124|137) echo "== part $part: $path $args: TIME LIMIT (${limit}s) reached"; failed=$((failed + 1)) ;;
       *) echo "== part $part: $path $args: FAILED (exit $rc) after ${took}s"; failed=$((failed + 1)) ;;
     esac
-  done <<< "$(part_scripts "$part")"
+  done <<< "$(part_lines "$part")"
 done
 echo "# evidence $*: $failed script(s) failed"
 exit "$failed"
