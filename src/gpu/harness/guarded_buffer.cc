@@ -31,10 +31,15 @@ void guarded_buffer::arm_guards(cudaStream_t s) {
   PTXB_CUDA_CALL(cudaMemsetAsync(tail, k_guard_byte, m_padded - m_bytes + k_guard_bytes, s));
 }
 
-std::string guarded_buffer::check_guards(cudaStream_t s) const {
-  auto head = check_bytes(m_base, k_guard_bytes, k_guard_byte, s);
+guarded_buffer::guard_slots guarded_buffer::check_guards(device_checks& checks) const {
   const char* tail = static_cast<const char*>(data()) + m_bytes;
-  auto tail_check = check_bytes(tail, m_padded - m_bytes + k_guard_bytes, k_guard_byte, s);
+  return {checks.check_bytes(m_base, k_guard_bytes, k_guard_byte),
+          checks.check_bytes(tail, m_padded - m_bytes + k_guard_bytes, k_guard_byte)};
+}
+
+std::string guarded_buffer::guard_damage(const device_checks& checks, guard_slots slots) const {
+  auto head = checks.byte_result(slots.head);
+  auto tail_check = checks.byte_result(slots.tail);
   std::string out;
   if (tail_check.mismatches)
     out += fmt::format("{} byte(s) written past the end of {} (first at +{} bytes after its last element)",

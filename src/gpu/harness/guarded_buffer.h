@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu/common/ipc_tensor.h"
+#include "gpu/harness/device_checks.h"
 #include "suite/dtype.h"
 
 namespace ptxbench::gpu {
@@ -35,8 +36,14 @@ class guarded_buffer {
 
   /// Writes the canary into both guard regions.
   void arm_guards(cudaStream_t stream);
-  /// Returns "" when both guards are intact, else which side and how many bytes changed.
-  std::string check_guards(cudaStream_t stream) const;
+  /// Where a batch holds the checks of this buffer's two guard regions.
+  struct guard_slots {
+    std::size_t head = 0, tail = 0;
+  };
+  /// Enqueues the checks of both guard regions into `checks`; guard_damage reads them once collected.
+  guard_slots check_guards(device_checks& checks) const;
+  /// "" when both guards were intact, else which side and how many bytes changed.
+  std::string guard_damage(const device_checks& checks, guard_slots slots) const;
   /// Fills the tensor with the NaN poison.
   void poison(cudaStream_t stream);
   /// The IPC description of this buffer for the runner.

@@ -98,6 +98,8 @@ result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
     h->m_flusher = std::make_unique<l2_flusher>(h->m_device);
     h->ensure_sets(1);
     auto& set0 = h->m_sets[0];
+    // The largest batch: a call's hygiene, two guards and a checksum per tensor.
+    h->m_checks = std::make_unique<device_checks>(h->m_stream, 3 * (set0.inputs.size() + set0.outputs.size()) + 1);
     auto gen = input_generator::create(job.def, job.wl, h->m_axes, job.baseline_options, set0.input_ptrs(),
                                        h->m_device, job.cache_dir, h->m_stream);
     if (!gen) return gen.err();
@@ -156,11 +158,11 @@ double harness::run_reference(tensor_set& set, bool timed) {
     uint64_t t1 = m_tracer->now();
     auto records = m_tracer->drain();
     auto span = activity_tracer::span_of(records, t0, t1);
-    if (span.records < m_reference_records_seen) {
-      // Fewer records than this reference has made before: CUPTI delivers some after the
-      // synchronisation returns (the runner waits for them the same way). Without this an H100's
-      // GQA decode reference was now and then measured as its 2 µs prepare kernel alone.
-      ::usleep(2000);
+    // Fewer records than this reference has made before: CUPTI delivers some after the
+    // synchronisation returns (the runner waits for them the same way: polled, up to 4 ms). Without
+    // this an H100's GQA decode reference was now and then measured as its 2 µs prepare kernel alone.
+    for (int waited_us = 0; waited_us < 4000 && span.records < m_reference_records_seen; waited_us += 250) {
+      ::usleep(250);
       auto late = m_tracer->drain();
       records.insert(records.end(), late.begin(), late.end());
       span = activity_tracer::span_of(records, t0, t1);
@@ -184,19 +186,29 @@ double harness::run_reference(tensor_set& set, bool timed) {
   return ms;
 }
 
-std::vector<uint64_t> harness::input_checksums(tensor_set& set) {
-  std::vector<uint64_t> out;
-  for (const auto& b : set.inputs) out.push_back(checksum(b->data(), b->bytes(), m_stream));
-  return out;
-}
-
-void harness::prepare_outputs(tensor_set& set) {
+void harness::arm_and_poison(tensor_set& set) {
   for (auto& b : set.inputs) b->arm_guards(m_stream);
   for (auto& b : set.outputs) {
     b->arm_guards(m_stream);
     b->poison(m_stream);
   }
+}
+
+void harness::prepare_outputs(tensor_set& set) {
+  arm_and_poison(set);
   PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
+}
+
+std::vector<uint64_t> harness::prepare_call(tensor_set& set, bool flush_l2) {
+  m_checks->clear();
+  arm_and_poison(set);
+  std::vector<std::size_t> slots;
+  for (const auto& b : set.inputs) slots.push_back(m_checks->checksum(b->data(), b->bytes()));
+  if (flush_l2) m_flusher->flush(m_stream);
+  m_checks->collect();
+  std::vector<uint64_t> sums;
+  for (auto slot : slots) sums.push_back(m_checks->checksum_result(slot));
+  return sums;
 }
 
 std::string harness::check_call_hygiene(runner_client& runner, tensor_set& set, const std::vector<uint64_t>& sums) {
@@ -204,15 +216,36 @@ std::string harness::check_call_hygiene(runner_client& runner, tensor_set& set, 
   if (!libs.empty())
     return fmt::format("the candidate process mapped the vendor library {} (cuBLAS, cuBLASLt and cuDNN are not allowed)",
                        libs.front());
-  for (const auto& b : set.outputs)
-    if (auto g = b->check_guards(m_stream); !g.empty()) return "out-of-bounds write: " + g;
-  for (const auto& b : set.inputs)
-    if (auto g = b->check_guards(m_stream); !g.empty()) return "out-of-bounds write: " + g;
-  auto after = input_checksums(set);
-  for (std::size_t i = 0; i < after.size(); ++i)
-    if (after[i] != sums[i])
+  m_checks->clear();
+  std::vector<guarded_buffer::guard_slots> output_guards, input_guards;
+  std::vector<std::size_t> input_sums;
+  for (const auto& b : set.outputs) output_guards.push_back(b->check_guards(*m_checks));
+  for (const auto& b : set.inputs) input_guards.push_back(b->check_guards(*m_checks));
+  for (const auto& b : set.inputs) input_sums.push_back(m_checks->checksum(b->data(), b->bytes()));
+  m_checks->collect();
+  for (std::size_t i = 0; i < set.outputs.size(); ++i)
+    if (auto g = set.outputs[i]->guard_damage(*m_checks, output_guards[i]); !g.empty()) return "out-of-bounds write: " + g;
+  for (std::size_t i = 0; i < set.inputs.size(); ++i)
+    if (auto g = set.inputs[i]->guard_damage(*m_checks, input_guards[i]); !g.empty()) return "out-of-bounds write: " + g;
+  for (std::size_t i = 0; i < set.inputs.size(); ++i)
+    if (m_checks->checksum_result(input_sums[i]) != sums.at(i))
       return fmt::format("the candidate modified its input {} (inputs must not be written)", set.inputs[i]->name());
   return "";
+}
+
+std::vector<compare_stats> harness::compare_outputs(const tensor_set& set, const std::vector<const void*>& from,
+                                                    double atol, double rtol) {
+  m_checks->clear();
+  std::vector<std::size_t> slots;
+  for (std::size_t o = 0; o < set.outputs.size(); ++o) {
+    const auto& b = set.outputs[o];
+    slots.push_back(m_checks->compare(from.empty() ? b->data() : from.at(o), m_reference_out[o]->data, b->type(),
+                                      b->numel(), atol, rtol, m_rule));
+  }
+  m_checks->collect();
+  std::vector<compare_stats> out;
+  for (auto slot : slots) out.push_back(m_checks->compare_result(slot));
+  return out;
 }
 
 runner_launch harness::launch_for(const job_candidate& c, const std::string& mode, bool timing) const {

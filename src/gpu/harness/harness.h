@@ -23,6 +23,7 @@
 #include "baselines/baseline.h"
 #include "gpu/harness/call_failure.h"
 #include "gpu/harness/device_lease.h"
+#include "gpu/harness/device_checks.h"
 #include "gpu/harness/device_ops.h"
 #include "gpu/harness/guarded_buffer.h"
 #include "gpu/harness/input_generator.h"
@@ -187,11 +188,20 @@ class harness {
   int m_reference_records = 0;
   double m_reference_busy_ms = 0;
   int m_reference_records_seen = 0;  ///< the most records one timed reference run has made
-  /// Checks a finished call's side effects: vendor mappings, guards, unchanged inputs. Returns a
-  /// one-line problem or "".
+  /// Checks a finished call's side effects: vendor mappings, guards, unchanged inputs (one batch of
+  /// device checks). Returns a one-line problem or "".
   std::string check_call_hygiene(runner_client& runner, tensor_set& set, const std::vector<uint64_t>& input_sums);
-  std::vector<uint64_t> input_checksums(tensor_set& set);
+  /// What a call starts from: every guard armed, the outputs poisoned, the inputs' checksums taken
+  /// (returned), and with `flush_l2` the L2 flushed last; one synchronisation.
+  std::vector<uint64_t> prepare_call(tensor_set& set, bool flush_l2);
+  /// The same without checksums (calls whose inputs are not checked afterwards).
   void prepare_outputs(tensor_set& set);
+  /// Enqueues the guards' arming and the outputs' poison.
+  void arm_and_poison(tensor_set& set);
+  /// Compares each output of `set` (or, with `from`, those copies of them) with the reference's
+  /// outputs, in one batch.
+  std::vector<compare_stats> compare_outputs(const tensor_set& set, const std::vector<const void*>& from, double atol,
+                                             double rtol);
   runner_launch launch_for(const job_candidate& c, const std::string& mode, bool timing) const;
   /// The launch audit's judgement of a successful call (eval/measurement_audit.h): "measurement
   /// tampered: ..." or "" when the call's measurement is intact or not audited.
@@ -210,6 +220,9 @@ class harness {
   std::map<std::string, int64_t> m_axes;
   std::unique_ptr<activity_tracer> m_tracer;
   std::unique_ptr<l2_flusher> m_flusher;
+  /// The batch every call's device checks go through (on m_stream; the harness's CUDA work is all on
+  /// one thread).
+  std::unique_ptr<device_checks> m_checks;
   std::unique_ptr<baseline> m_reference;
   std::unique_ptr<input_generator> m_inputs;
   std::vector<tensor_set> m_sets;

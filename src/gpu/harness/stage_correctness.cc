@@ -47,8 +47,7 @@ bool harness::stage_correctness(const job_candidate&, runner_client& runner, gpu
     cs.trials = t + 1;
     m_inputs->generate(set.input_ptrs(), seed, m_stream);
     run_reference(set, false);
-    prepare_outputs(set);
-    auto sums = input_checksums(set);
+    auto sums = prepare_call(set, false);
     auto r = runner.call(set.describe(), m_job.options.call_timeout_s);
     runner.freeze();
     if (r.outcome != call_outcome::ok) {
@@ -69,9 +68,10 @@ bool harness::stage_correctness(const job_candidate&, runner_client& runner, gpu
     launches = r.kernels.size();
     std::vector<output_error> errors;
     bool failed = false;
+    auto compared = compare_outputs(set, {}, cs.atol, cs.rtol);
     for (std::size_t i = 0; i < set.outputs.size(); ++i) {
       const auto& o = set.outputs[i];
-      auto st = compare(o->data(), m_reference_out[i]->data, o->type(), o->numel(), cs.atol, cs.rtol, m_rule, m_stream);
+      const auto& st = compared[i];
       output_error e{o->name(), st.max_absolute_error, st.max_relative_error, st.mismatches, st.nonfinite,
                            unravel(st.worst_index, o->shape()), st.worst_value, st.worst_expected};
       cs.max_absolute_error = std::max(cs.max_absolute_error, st.max_absolute_error);

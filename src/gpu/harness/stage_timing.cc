@@ -57,10 +57,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   auto write_inputs = [&](tensor_set& set, uint64_t seed) {
     auto t0 = clock::now();
     m_inputs->generate(set.input_ptrs(), seed, m_stream);
-    prepare_outputs(set);
-    sums = input_checksums(set);
-    m_flusher->flush(m_stream);
-    PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
+    sums = prepare_call(set, true);
     last_prepare_ms = since(t0);
   };
 
@@ -158,11 +155,13 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     }
     auto compare_start = clock::now();
     bool call_had_outliers = false;
+    // The snapshot taken when the runner said done: what the clock's end vouches for.
+    std::vector<const void*> snapshot;
+    for (const auto& s : m_snapshot) snapshot.push_back(s->data);
+    auto compared = compare_outputs(set, snapshot, m_job.tol.atol, m_job.tol.rtol);
     for (std::size_t o = 0; o < set.outputs.size(); ++o) {
       const auto& b = set.outputs[o];
-      // The snapshot taken when the runner said done: what the clock's end vouches for.
-      auto st = compare(m_snapshot[o]->data, m_reference_out[o]->data, b->type(), b->numel(), m_job.tol.atol,
-                        m_job.tol.rtol, m_rule, m_stream);
+      const auto& st = compared[o];
       switch (measure::judge_timed_output(b->numel(), st.mismatches, st.nonfinite)) {
         case measure::timed_output_judgement::ok:
           break;

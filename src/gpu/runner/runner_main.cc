@@ -286,9 +286,11 @@ ordered_json audit_call(runner_state& st, gpu::audit_observations seen, const st
            marker_recorded(st.marker_before, recorded, records, before) &&
            marker_recorded(marker_after, recorded, records, after);
   };
-  if (!complete()) {
-    // Before calling anything missing, give CUPTI a moment for records still on their way.
-    ::usleep(2000);
+  // Before calling anything missing, give CUPTI a moment for records still on their way: polled in
+  // steps of 250 µs up to 4 ms (it was one fixed 2 ms sleep, paid by every such call even when the
+  // records came a few µs later: time that every timed pair spends after "done").
+  for (int waited_us = 0; waited_us < 4000 && !complete(); waited_us += 250) {
+    ::usleep(250);
     auto late = st.tracer->drain();
     records.insert(records.end(), late.begin(), late.end());
     recorded = ids_of(records);
