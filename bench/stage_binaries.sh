@@ -16,7 +16,7 @@ rm -rf .carry/bin && mkdir -p .carry/bin
 # ptxbench_sandbox_tests checks the sandbox against the GPU host's kernel (bench/eval/sandbox_probe.sh).
 for b in ptxbench ptxbench-harness ptxbench-runner libptxbench_baseline.so \
          ptxbench_prompts_tests ptxbench_sass_tests ptxbench_agent_tests ptxbench_sandbox_tests \
-         ptxbench_gpu_attention_tests ptxbench_gpu_pack_tests ptxbench_gpu_harness_tests ptxbench-attention-probe \
+         ptxbench_gpu_attention_tests ptxbench_gpu_pack_tests ptxbench_gpu_harness_tests ptxbench_gpu_device_checks_tests ptxbench-attention-probe \
          ptxbench-sandbox-probe libptxbench_sandbox_probe_candidate.so libptxbench_runner_py.so; do
   strip -o ".carry/bin/$b" "build/bin/$b"
 done
