@@ -334,8 +334,8 @@ stage_part harness::correctness_part(const job_candidate& c, runner_client& runn
 // candidate's runs on the GPU while another harness measures.
 //
 // Stages that measure nothing overlap: sanitize (its own runner under compute-sanitizer) runs beside
-// the runner's start-up and correctness, and once correctness passed the dynamic check's runner
-// starts under Nsight Compute while sanitize may still run. They are judged in the order they always
+// the runner's start-up and correctness, and the dynamic check's runner starts under Nsight Compute
+// beside them (before correctness on a guess, or once it passed). They are judged in the order they always
 // were (stage_order.h): sanitize's failure decides before correctness's, a failure stops everything
 // after it, and a speculatively started runner whose turn never comes is stopped unseen.
 result<gpu_stage_result> harness::evaluate(const job_candidate& candidate) {
@@ -354,10 +354,25 @@ result<gpu_stage_result> harness::evaluate(const job_candidate& candidate) {
     dynamic_profile profile;
     sanitize_run sanitize;
     sanitize_begin(c, sanitize);
+    // The dynamic check's runner needs the launches per call (its --launch-skip/-count), which
+    // correctness counts. Its start under Nsight Compute is the longest step before timing (1.4 s
+    // of a cached GEMM evaluation's 3.6 s on an H100: bench/results/h100/session8-870f055/speed-p3),
+    // so a candidate with one kernel has it started now, on the guess of one launch per call;
+    // should correctness count otherwise, it is stopped and started again with the count. Its
+    // profiled calls wait until sanitize and correctness are judged.
+    if (int guess = dynamic_early_guess(c); guess > 0) dynamic_prestart(c, profile, guess);
     stage_part correctness = correctness_part(c, runner, sanitize);
-    // The dynamic check's runner needs correctness's launches per call (its --launch-skip/-count);
-    // it starts now, and its profiled calls wait until sanitize and correctness are judged.
-    if (correctness.go_on && !sanitize.stop_correctness.load()) dynamic_prestart(c, profile);
+    if (correctness.go_on && !sanitize.stop_correctness.load()) {
+      if (profile.runner && profile.per_call != m_launches_per_call) {
+        int guessed = profile.per_call;
+        dynamic_abandon(out, profile);
+        profile.details["early_start"] =
+            fmt::format("restarted: {} launch(es) per call, not {} as guessed", m_launches_per_call, guessed);
+      } else if (profile.runner) {
+        profile.details["early_start"] = "before correctness (its launches per call as guessed)";
+      }
+      if (!profile.runner) dynamic_prestart(c, profile, m_launches_per_call);
+    }
     std::vector<stage_part> parts;
     parts.push_back(sanitize_end(c, sanitize));
     parts.push_back(std::move(correctness));

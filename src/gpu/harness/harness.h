@@ -160,16 +160,20 @@ class harness {
   /// report's import started. Returns false only when the profiled run decided the verdict (a sandbox
   /// violation); the stage's record is appended by stage_dynamic_finish, after timing's.
   bool stage_dynamic_profile(const job_candidate& c, gpu_stage_result& out, dynamic_profile& p);
-  /// After correctness passed, while sanitize may still run: when the dynamic check will profile,
-  /// chooses the profiled call and starts the runner under Nsight Compute (its shared lease, its
-  /// start-up on another thread). stage_dynamic_profile takes it over; dynamic_abandon stops it.
-  void dynamic_prestart(const job_candidate& c, dynamic_profile& p);
+  /// While sanitize and correctness may still run: when the dynamic check will profile, chooses the
+  /// profiled call of `per_call` launches and starts the runner under Nsight Compute (its shared
+  /// lease, its start-up on another thread). stage_dynamic_profile takes it over; dynamic_abandon
+  /// stops it. `per_call` is correctness's count, or before correctness dynamic_early_guess's.
+  void dynamic_prestart(const job_candidate& c, dynamic_profile& p, int per_call);
+  /// The launches per call to start the dynamic check's runner with before correctness has counted
+  /// them (0: wait for the count). The runner is started again when the count differs.
+  [[nodiscard]] int dynamic_early_guess(const job_candidate& c) const;
   /// A speculative start that an earlier stage's decision made pointless: stopped, only its hold kept.
   static void dynamic_abandon(gpu_stage_result& out, dynamic_profile& p);
   /// Whether the dynamic check profiles this candidate at all (else stage_dynamic_profile settles it).
   [[nodiscard]] bool dynamic_will_profile(const job_candidate& c) const;
   /// Draws the profiled call (known to the harness and ncu only) from correctness's launches per call.
-  void dynamic_choose(dynamic_profile& p);
+  void dynamic_choose(dynamic_profile& p, int per_call);
   runner_launch dynamic_launch(const job_candidate& c, const dynamic_profile& p, bool with_coverage) const;
   /// The second half, after timing: the imported report judged, the stage's record appended.
   void stage_dynamic_finish(const job_candidate& c, gpu_stage_result& out, dynamic_profile& p);

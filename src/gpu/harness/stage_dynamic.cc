@@ -55,9 +55,9 @@ bool harness::dynamic_will_profile(const job_candidate& c) const {
   return m_job.options.dynamic_check && !(c.static_known && !c.static_present);
 }
 
-void harness::dynamic_choose(dynamic_profile& p) {
+void harness::dynamic_choose(dynamic_profile& p, int per_call) {
   // Which call is counted: known here, and to ncu; the runner only sees k_profile_calls calls.
-  p.per_call = m_launches_per_call;
+  p.per_call = per_call;
   p.profiled = p.per_call > 0 ? static_cast<int>(std::random_device{}() % k_profile_calls) : -1;
   p.details["profiled_call"] = {{"call", p.profiled}, {"of", k_profile_calls}, {"launches", p.per_call}};
 }
@@ -82,12 +82,17 @@ runner_launch harness::dynamic_launch(const job_candidate& c, const dynamic_prof
   return l;
 }
 
-void harness::dynamic_prestart(const job_candidate& c, dynamic_profile& p) {
+int harness::dynamic_early_guess(const job_candidate& c) const {
+  // One kernel function: almost always one launch per call. Anything else waits for the count.
+  return c.kernels.size() == 1 ? 1 : 0;
+}
+
+void harness::dynamic_prestart(const job_candidate& c, dynamic_profile& p, int per_call) {
   if (!dynamic_will_profile(c)) return;  // stage_dynamic_profile settles it
   auto ncu = find_executable("ncu", {m_job.cuda_root / "bin", "/opt/nvidia/nsight-compute"});
   if (!ncu) return;
   p.ncu = *ncu;
-  dynamic_choose(p);
+  dynamic_choose(p, per_call);
   p.launch = dynamic_launch(c, p, true);
   p.runner = std::make_unique<runner_client>();
   auto t0 = std::chrono::steady_clock::now();
@@ -147,7 +152,7 @@ bool harness::stage_dynamic_profile(const job_candidate& c, gpu_stage_result& ou
   auto& set = m_sets[0];
   ordered_json& details = p.details;
   const bool prestarted = p.runner != nullptr;
-  if (!prestarted) dynamic_choose(p);
+  if (!prestarted) dynamic_choose(p, m_launches_per_call);
   using clock = std::chrono::steady_clock;
   auto since = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
   ordered_json seconds = ordered_json::object();
