@@ -11,6 +11,7 @@
 #include <string>
 
 #include "gpu/common/cuda_check.h"
+#include "gpu/harness/grid_shape.h"
 
 namespace ptxbench::gpu {
 
@@ -28,12 +29,7 @@ namespace {
 
 enum kind : int { k_bytes = 1, k_checksum = 2, k_compare = 3 };
 
-constexpr int k_check_threads = 256;
-
-int check_blocks_for(int64_t n) {
-  int64_t b = (n + k_check_threads - 1) / k_check_threads;
-  return static_cast<int>(b < 4096 ? (b > 0 ? b : 1) : 4096);
-}
+constexpr int k_check_threads = k_grid_stride_threads;
 
 // Each block combines its threads first (CUB's block reduction) and then makes one atomic: one
 // atomic per thread on a single address serialises ~10^6 operations per call, which cost
@@ -159,7 +155,7 @@ __global__ void fetch_worst_kernel(const T* out, const T* ref, int64_t n, device
 template <typename T>
 void launch_compare(const void* out, const void* ref, int64_t n, double atol, double rtol, compare_rule rule,
                     device_checks::slot* acc, cudaStream_t s) {
-  compare_kernel<T><<<check_blocks_for(n), k_check_threads, 0, s>>>(static_cast<const T*>(out), static_cast<const T*>(ref), n,
+  compare_kernel<T><<<grid_stride_blocks(n), k_check_threads, 0, s>>>(static_cast<const T*>(out), static_cast<const T*>(ref), n,
                                                         static_cast<float>(atol), static_cast<float>(rtol),
                                                         rule == compare_rule::allclose ? 0 : 1, acc);
   if (n > 0) fetch_worst_kernel<T><<<1, 1, 0, s>>>(static_cast<const T*>(out), static_cast<const T*>(ref), n, acc);
@@ -202,7 +198,7 @@ std::size_t device_checks::take(int k) {
 std::size_t device_checks::check_bytes(const void* data, std::size_t bytes, unsigned char expected) {
   std::size_t i = take(k_bytes);
   if (bytes > 0)
-    byte_check_kernel<<<check_blocks_for(static_cast<int64_t>(bytes)), k_check_threads, 0, m_stream>>>(
+    byte_check_kernel<<<grid_stride_blocks(static_cast<int64_t>(bytes)), k_check_threads, 0, m_stream>>>(
         static_cast<const unsigned char*>(data), bytes, expected, m_device + i);
   PTXB_CUDA_CALL(cudaGetLastError());
   return i;
@@ -210,7 +206,7 @@ std::size_t device_checks::check_bytes(const void* data, std::size_t bytes, unsi
 
 std::size_t device_checks::checksum(const void* data, std::size_t bytes) {
   std::size_t i = take(k_checksum);
-  checksum_kernel<<<check_blocks_for(static_cast<int64_t>(bytes / 8 + 1)), k_check_threads, 0, m_stream>>>(
+  checksum_kernel<<<grid_stride_blocks(static_cast<int64_t>(bytes / 8 + 1)), k_check_threads, 0, m_stream>>>(
       static_cast<const unsigned char*>(data), bytes, m_device + i);
   PTXB_CUDA_CALL(cudaGetLastError());
   return i;

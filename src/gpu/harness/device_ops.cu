@@ -11,16 +11,12 @@
 #include <limits>
 
 #include "gpu/common/cuda_check.h"
+#include "gpu/harness/grid_shape.h"
 
 namespace ptxbench::gpu {
 namespace {
 
-constexpr int k_threads = 256;
-
-int blocks_for(int64_t n) {
-  int64_t b = (n + k_threads - 1) / k_threads;
-  return static_cast<int>(b < 4096 ? (b > 0 ? b : 1) : 4096);
-}
+constexpr int k_threads = k_grid_stride_threads;
 
 template <typename T>
 __device__ T from_float(float v);
@@ -57,7 +53,7 @@ __global__ void uniform_int_kernel(T* out, int64_t n, uint64_t seed) {
 }  // namespace
 
 void fill_random(void* data, dtype type, int64_t n, uint64_t seed, cudaStream_t s) {
-  int blocks = blocks_for((n + 3) / 4);
+  int blocks = grid_stride_blocks((n + 3) / 4);
   switch (type) {
     case dtype::float32: normal_kernel<float><<<blocks, k_threads, 0, s>>>(static_cast<float*>(data), n, seed); break;
     case dtype::bfloat16:
@@ -65,10 +61,10 @@ void fill_random(void* data, dtype type, int64_t n, uint64_t seed, cudaStream_t 
       break;
     case dtype::float16: normal_kernel<__half><<<blocks, k_threads, 0, s>>>(static_cast<__half*>(data), n, seed); break;
     case dtype::int32:
-      uniform_int_kernel<int32_t><<<blocks_for(n), k_threads, 0, s>>>(static_cast<int32_t*>(data), n, seed);
+      uniform_int_kernel<int32_t><<<grid_stride_blocks(n), k_threads, 0, s>>>(static_cast<int32_t*>(data), n, seed);
       break;
     case dtype::int64:
-      uniform_int_kernel<int64_t><<<blocks_for(n), k_threads, 0, s>>>(static_cast<int64_t*>(data), n, seed);
+      uniform_int_kernel<int64_t><<<grid_stride_blocks(n), k_threads, 0, s>>>(static_cast<int64_t*>(data), n, seed);
       break;
     default: throw std::runtime_error(std::string("random inputs of dtype ") + std::string(dtype_name(type)) +
                                       " are not supported yet");
