@@ -19,5 +19,18 @@ TEST(ActivitySpan, BusyTimeIsTheUnionOfTheRecordsLessTheGaps) {
   EXPECT_EQ(activity_tracer::span_of({}, 0, 10).busy_ns, 0u);
 }
 
+TEST(ActivitySpan, ARecordOfTheCallTimestampedJustOutsideItsWindowStillCounts) {
+  // The call's kernel (correlation 7) ends 3 ns after t1 on the CPU clock; a previous call's late
+  // record (correlation 5) and an untimed record of the call (end 0) must stay out.
+  std::vector<activity_record> recs = {{120, 403, 7, "gemm"}, {50, 90, 5, "previous"}, {0, 0, 7, "untimed"}};
+  auto windowed = activity_tracer::span_of(recs, 100, 400);
+  EXPECT_EQ(windowed.records, 0);
+  auto s = activity_tracer::span_of(recs, 100, 400, {7});
+  EXPECT_EQ(s.records, 1);
+  EXPECT_EQ(s.kernels, (std::vector<std::string>{"gemm"}));
+  EXPECT_EQ(s.start_ns, 120u);
+  EXPECT_EQ(s.end_ns, 403u);
+}
+
 }  // namespace
 }  // namespace ptxbench::gpu

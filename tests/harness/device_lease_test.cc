@@ -77,8 +77,9 @@ TEST(DeviceLease, TwoProcessesNeverMeasureAtOnceAndNeverBesideAnotherUseOfTheGpu
   ASSERT_EQ(holds.size(), 8u);
   for (std::size_t a = 0; a < holds.size(); ++a)
     for (std::size_t b = a + 1; b < holds.size(); ++b)
-      if (holds[a].kind == 'x' || holds[b].kind == 'x')
+      if (holds[a].kind == 'x' || holds[b].kind == 'x') {
         EXPECT_FALSE(overlap(holds[a], holds[b])) << "an exclusive hold overlapped another hold";
+      }
   fs::remove_all(dir);
 }
 

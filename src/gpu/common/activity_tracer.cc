@@ -93,14 +93,17 @@ std::vector<activity_record> activity_tracer::drain() {
 
 gpu_span activity_tracer::collect(uint64_t t0, uint64_t t1) { return span_of(drain(), t0, t1); }
 
-gpu_span activity_tracer::span_of(const std::vector<activity_record>& records, uint64_t t0, uint64_t t1) {
+gpu_span activity_tracer::span_of(const std::vector<activity_record>& records, uint64_t t0, uint64_t t1,
+                                  const std::unordered_set<uint32_t>& call_ids) {
   std::vector<const activity_record*> recs;
   for (const auto& r : records) recs.push_back(&r);
   std::sort(recs.begin(), recs.end(), [](const activity_record* a, const activity_record* b) { return a->start < b->start; });
   gpu_span span;
   uint64_t covered_to = 0;  // records in start order: the busy time is what each adds past the last end
   for (const auto* r : recs) {
-    if (r->start < t0 || r->end > t1) continue;
+    const bool in_window = r->start >= t0 && r->end <= t1;
+    const bool of_the_call = r->end != 0 && r->correlation_id != 0 && call_ids.count(r->correlation_id) > 0;
+    if (!in_window && !of_the_call) continue;
     if (span.records == 0 || r->start < span.start_ns) span.start_ns = r->start;
     if (span.records == 0 || r->end > span.end_ns) span.end_ns = r->end;
     ++span.records;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "core/result.h"
@@ -45,8 +46,13 @@ class activity_tracer {
   gpu_span collect(uint64_t t0, uint64_t t1);
   /// Flushes CUPTI's buffers and hands over every record that arrived since the last drain/collect.
   std::vector<activity_record> drain();
-  /// The span of the records that started at or after t0 and ended at or before t1.
-  static gpu_span span_of(const std::vector<activity_record>& records, uint64_t t0, uint64_t t1);
+  /// The span of the records that started at or after t0 and ended at or before t1, and of those
+  /// whose correlation id is in `call_ids` (the launches the call's callbacks saw) wherever their
+  /// timestamps lie: CUPTI puts GPU timestamps on the CPU clock, and a record of the call that the
+  /// conversion places a few µs outside [t0, t1] is still the call's work (left out, it shortened
+  /// the span and the call's kernel count differed from its neighbours').
+  static gpu_span span_of(const std::vector<activity_record>& records, uint64_t t0, uint64_t t1,
+                          const std::unordered_set<uint32_t>& call_ids = {});
 
  private:
   activity_tracer() = default;

@@ -124,6 +124,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   m_timed_launches_per_call = -1;
   std::optional<std::size_t> launches;
   bool launches_vary = false;
+  std::map<std::string, int> kernels_per_call;  // how many calls made each count: says which call differed
   for (int i = 0; !stopped; ++i) {
     if (i == opt.warmup) sampling_start = std::chrono::steady_clock::now();
     auto& set = m_sets[static_cast<std::size_t>(i) % sets];
@@ -196,6 +197,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     if (r.method == "cupti") {
       if (launches && *launches != r.kernels.size()) launches_vary = true;
       launches = r.kernels.size();
+      ++kernels_per_call[std::to_string(r.kernels.size())];
     }
     if (i < opt.warmup) continue;
     pairs.push_back({ref, r.method == "cupti" ? r.span_ms : 0.0, r.wall_ms, r.lead_ms});
@@ -259,6 +261,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
                                                              : ordered_json(opt.tamper_check ? "on" : "recorded only")},
                           {"tamper_findings", tamper_findings},
                           {"audit_matching", audit_matching},
+                          {"kernels_per_call", kernels_per_call},
                           {"wallclock_disagreements", decided.disagreements},
                           {"clocks_before", clocks_before},
                           {"clocks_after", clocks_after},

@@ -342,8 +342,11 @@ void handle_go(runner_state& st) {
   ordered_json done = {{"type", "done"}, {"nonce", st.nonce}};
   if (st.tracer) {
     auto records = st.tracer->drain();
+    std::unordered_set<uint32_t> call_ids;  // the call's launches, for records timestamped just outside it
+    for (const auto& l : seen.launches)
+      if (!l.captured) call_ids.insert(l.correlation_ids.begin(), l.correlation_ids.end());
     if (st.counter && ok) done["audit"] = audit_call(st, std::move(seen), marker_after, records, t0, t1);
-    auto span = gpu::activity_tracer::span_of(records, t0, t1);
+    auto span = gpu::activity_tracer::span_of(records, t0, t1, call_ids);
     done["method"] = "cupti";
     done["span_ns"] = span.end_ns - span.start_ns;
     done["records"] = span.records;
