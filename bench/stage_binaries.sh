@@ -13,11 +13,15 @@ cd "$(dirname "$0")/.."
 cmake --build build
 rm -rf .carry/bin && mkdir -p .carry/bin
 # The per-area test binaries are the ones bench/eval/gpu_host_tests.sh runs a GPU-host subset of;
-# ptxbench_sandbox_tests checks the sandbox against the GPU host's kernel (bench/eval/sandbox_probe.sh).
+# ptxbench_sandbox_tests checks the sandbox against the GPU host's kernel (bench/eval/sandbox_probe.sh);
+# the reference kernels' correctness tests run before bench/eval/reference.sh times them.
 for b in ptxbench ptxbench-harness ptxbench-runner libptxbench_baseline.so \
          ptxbench_prompts_tests ptxbench_sass_tests ptxbench_agent_tests ptxbench_sandbox_tests \
          ptxbench_gpu_attention_tests ptxbench_gpu_pack_tests ptxbench_gpu_harness_tests ptxbench_gpu_device_checks_tests ptxbench-attention-probe \
-         ptxbench-sandbox-probe libptxbench_sandbox_probe_candidate.so libptxbench_runner_py.so; do
+         ptxbench-sandbox-probe libptxbench_sandbox_probe_candidate.so libptxbench_runner_py.so \
+         ptxbench_gpu_reference_tests ptxbench_gpu_reference_stream_k_tests ptxbench_gpu_reference_attention_tests \
+         ptxbench_gpu_reference_attention_causal_tests ptxbench_gpu_reference_attention_bwd_tests \
+         ptxbench_gpu_reference_attention_bwd_causal_tests; do
   strip -o ".carry/bin/$b" "build/bin/$b"
 done
 # Ubuntu 24.04 has neither libcpp-httplib 0.11 nor Debian 12's libpq (built against libldap 2.5).
