@@ -148,16 +148,58 @@ def cmd_upstream(a):
                # bench/service/service_gpu.sh shares the GPU, so this is the GPU's busy fraction, not the service's.
                "gpu_busy_fraction_nvidia_smi": round(sum(samples) / len(samples) / 100, 3) if samples else None,
                "nvidia_smi_samples": len(samples),
+               # From the verdicts' lease holds (granted_unix_ms, held_ms): the part of the time from the
+               # first grant to the last release in which some harness held the GPU for a stage (shared or
+               # exclusive), and in which one measured with it to itself.
+               **lease_occupancy([r["response"] for r in first]),
                "resubmission_wall_seconds": round(cached_wall, 3), "resubmission_under_1s": cached_wall < 1.0,
                "ok": ok, "rows": rows}
     write(a.out, "upstream_client.json", {"summary": summary, "responses": [r["response"] for r in first],
                                           "resubmissions": [c["response"] for c in second]})
     print(f"{len(sols)} evaluations in {wall:.1f} s ({summary['evaluations_per_minute']} per minute, "
           f"GPU-stage seconds per second {summary['gpu_stage_seconds_per_wall_second']}, GPU busy "
-          f"{summary['gpu_busy_fraction_nvidia_smi']} by nvidia-smi, shared with the direct eval); "
+          f"{summary['gpu_busy_fraction_nvidia_smi']} by nvidia-smi, shared with the direct eval; GPU held by a stage "
+          f"{summary['gpu_held_fraction']}, exclusively {summary['gpu_exclusive_fraction']} of the "
+          f"{summary['lease_window_seconds']} s from the first grant to the last release); "
           f"resubmitting all: {cached_wall:.3f} s ({'under' if cached_wall < 1 else 'OVER'} 1 s)")
     print("upstream client: " + ("OK" if ok else "FAILED"))
     return 0 if ok else 1
+
+
+def union_seconds(intervals):
+    """The length of the union of [start, end) intervals (seconds)."""
+    total, end = 0.0, None
+    for a, b in sorted(intervals):
+        if end is None or a > end:
+            total += b - a
+            end = b
+        elif b > end:
+            total += b - end
+            end = b
+    return total
+
+
+def lease_occupancy(responses):
+    """GPU occupancy from the verdicts' lease holds (docs/gpu-evaluation.md): every stage that used the
+    GPU held its lease, so the union of the holds is when the GPU was in use by the evaluations, and
+    the union of the exclusive ones when it measured. None when the holds carry no grant time."""
+    held, exclusive = [], []
+    for t in responses:
+        m = (((t or {}).get("ptxbench") or {}).get("verdict") or {}).get("measurement") or {}
+        for h in m.get("holds") or []:
+            start = (h.get("granted_unix_ms") or 0) / 1000.0
+            if start <= 0:
+                continue
+            span = (start, start + (h.get("held_ms") or 0) / 1000.0)
+            held.append(span)
+            if h.get("exclusive"):
+                exclusive.append(span)
+    if not held:
+        return {"gpu_held_fraction": None, "gpu_exclusive_fraction": None, "lease_window_seconds": None}
+    window = max(b for _, b in held) - min(a for a, _ in held)
+    frac = lambda spans: round(union_seconds(spans) / window, 3) if window > 0 else None
+    return {"gpu_held_fraction": frac(held), "gpu_exclusive_fraction": frac(exclusive),
+            "lease_window_seconds": round(window, 1)}
 
 
 def gpu_utilization_sampler(samples, stop):

@@ -362,7 +362,11 @@ double measurement_lease::exclusive_held_ms() const {
 ordered_json to_json(const measurement_lease& m) {
   ordered_json holds = ordered_json::array();
   for (const auto& h : m.holds)
-    holds.push_back({{"stage", h.stage}, {"exclusive", h.exclusive}, {"waited_ms", h.waited_ms}, {"held_ms", h.held_ms}});
+    holds.push_back({{"stage", h.stage},
+                     {"exclusive", h.exclusive},
+                     {"waited_ms", h.waited_ms},
+                     {"held_ms", h.held_ms},
+                     {"granted_unix_ms", h.granted_unix_ms}});
   return {{"exclusive", m.exclusive()},
           {"device", m.device},
           {"lease_dir", m.lease_dir},
@@ -376,7 +380,8 @@ measurement_lease measurement_from_json(const ordered_json& j) {
   m.device = j.value("device", "");
   m.lease_dir = j.value("lease_dir", "");
   for (const auto& h : j.value("holds", ordered_json::array()))
-    m.holds.push_back({h.value("stage", ""), h.value("exclusive", false), h.value("waited_ms", 0.0), h.value("held_ms", 0.0)});
+    m.holds.push_back({h.value("stage", ""), h.value("exclusive", false), h.value("waited_ms", 0.0), h.value("held_ms", 0.0),
+                       h.value("granted_unix_ms", 0.0)});
   return m;
 }
 

@@ -189,6 +189,9 @@ struct lease_hold {
   bool exclusive = false;  ///< exclusive (a measuring stage) or shared
   double waited_ms = 0;    ///< waiting for the lease
   double held_ms = 0;      ///< holding it
+  /// When it was granted, in ms since the Unix epoch: the host's wall clock, comparable across the
+  /// processes that share the GPU, so that a run's holds give the GPU's occupancy (bench/service).
+  double granted_unix_ms = 0;
 };
 
 /// How the GPU stages had the device: each stage that used the GPU held the physical GPU's lease —

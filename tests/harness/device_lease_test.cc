@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpu/harness/device_lease.h"
+#include "verdict/verdict_json.h"
 #include "test_support.h"
 
 namespace ptxbench::gpu {
@@ -218,6 +219,15 @@ TEST(DeviceLease, EachStageHoldIsRecordedAndMeasurementIsExclusiveOnlyWhenEveryM
   EXPECT_EQ(record.holds[1].stage, "timing");
   EXPECT_TRUE(record.holds[1].exclusive);
   EXPECT_GE(record.holds[1].held_ms, 25);
+  // The grant times are the host's wall clock, in order, the second after the first's end.
+  const double now_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+  EXPECT_GT(record.holds[0].granted_unix_ms, now_ms - 60'000);
+  EXPECT_LE(record.holds[1].granted_unix_ms, now_ms);
+  EXPECT_GE(record.holds[1].granted_unix_ms, record.holds[0].granted_unix_ms + record.holds[0].held_ms - 1);
+  auto round_trip = measurement_from_json(to_json(record));
+  ASSERT_EQ(round_trip.holds.size(), 2u);
+  EXPECT_DOUBLE_EQ(round_trip.holds[1].granted_unix_ms, record.holds[1].granted_unix_ms);
   EXPECT_TRUE(record.exclusive());
   EXPECT_GE(record.exclusive_held_ms(), 25);
   record.holds.push_back({"dynamic_check", false, 0, 5});

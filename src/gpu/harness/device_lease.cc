@@ -109,7 +109,7 @@ result<stage_lease> stage_lease::take(const fs::path& dir, const std::string& de
 
 stage_lease::stage_lease(stage_lease&& other) noexcept
     : m_lease(std::move(other.m_lease)), m_waited_ms(other.m_waited_ms), m_granted(other.m_granted),
-      m_stage(std::move(other.m_stage)), m_record(other.m_record) {
+      m_granted_wall(other.m_granted_wall), m_stage(std::move(other.m_stage)), m_record(other.m_record) {
   other.m_lease.reset();
   other.m_record = nullptr;
 }
@@ -117,7 +117,9 @@ stage_lease::stage_lease(stage_lease&& other) noexcept
 void stage_lease::release() {
   if (!m_lease) return;
   if (m_record)
-    m_record->holds.push_back({m_stage, m_lease->mode() == lock_mode::exclusive, m_waited_ms, ms_since(m_granted)});
+    m_record->holds.push_back(
+        {m_stage, m_lease->mode() == lock_mode::exclusive, m_waited_ms, ms_since(m_granted),
+         std::chrono::duration<double, std::milli>(m_granted_wall.time_since_epoch()).count()});
   m_lease.reset();  // the lock is dropped here, or by the process's last shared stage
 }
 

@@ -70,10 +70,11 @@ class stage_lease {
  private:
   stage_lease(std::shared_ptr<device_lease> lease, double waited_ms, std::string stage, measurement_lease& record)
       : m_lease(std::move(lease)), m_waited_ms(waited_ms), m_granted(std::chrono::steady_clock::now()),
-        m_stage(std::move(stage)), m_record(&record) {}
+        m_granted_wall(std::chrono::system_clock::now()), m_stage(std::move(stage)), m_record(&record) {}
   std::shared_ptr<device_lease> m_lease;  ///< exclusive: this stage's own; shared: the process's
   double m_waited_ms;
-  std::chrono::steady_clock::time_point m_granted;
+  std::chrono::steady_clock::time_point m_granted;      ///< for the hold's length
+  std::chrono::system_clock::time_point m_granted_wall;  ///< for lease_hold::granted_unix_ms
   std::string m_stage;
   measurement_lease* m_record;
 };
