@@ -72,8 +72,8 @@ declare -A TASK_OF=(
 SPECS=()
 for f in "${!TASK_OF[@]}"; do SPECS+=("$f@${TASK_OF[$f]}"); done
 
-# The GPU's thermal state moves the speedup of a kernel that is not power-limited against cuBLASLt's,
-# which is: session 10 (bench/results/h100/session10-e700f6b/) saw wgmma.cu 0.6-1.1 % faster
+# The GPU's thermal state likely moves the speedup of a kernel that is not power-limited against
+# cuBLASLt's, which is (a hypothesis this warm-up tests, not yet a measurement): session 10 (bench/results/h100/session10-e700f6b/) saw wgmma.cu 0.6-1.1 % faster
 # through the service than in the solo pass in 4 of 4 runs, with the candidate's own time within
 # 0.15 % and cuBLASLt's median 0.8 % slower, the solo pass being the first GPU work of the run. So the
 # GPU is brought to its working temperature first: the pack GEMM and cuBLASLt in timed pairs for
