@@ -73,11 +73,12 @@ SPECS=()
 for f in "${!TASK_OF[@]}"; do SPECS+=("$f@${TASK_OF[$f]}"); done
 
 # The GPU's thermal state likely moves the speedup of a kernel that is not power-limited against
-# cuBLASLt's, which is (a hypothesis this warm-up tests, not yet a measurement): session 10 (bench/results/h100/session10-e700f6b/) saw wgmma.cu 0.6-1.1 % faster
-# through the service than in the solo pass in 4 of 4 runs, with the candidate's own time within
-# 0.15 % and cuBLASLt's median 0.8 % slower, the solo pass being the first GPU work of the run. So the
-# GPU is brought to its working temperature first: the pack GEMM and cuBLASLt in timed pairs for
-# about PTXBENCH_SCALING_WARMUP_S seconds (default 20; 0 skips it), their verdicts discarded.
+# cuBLASLt's, which is (a hypothesis this warm-up tests, not yet a measurement): in session 10's H100
+# runs (bench/README.md) wgmma.cu came out 0.6-1.1 % faster through the service than in the solo pass
+# in 4 of 4 runs, the candidate's own time within 0.15 % and cuBLASLt's median 0.8 % slower, the solo
+# pass being the run's first GPU work. So the GPU is brought to its working temperature first: the
+# pack GEMM and cuBLASLt in timed pairs for about PTXBENCH_SCALING_WARMUP_S seconds (default 20; 0
+# skips it), their verdicts discarded.
 warmup_s=${PTXBENCH_SCALING_WARMUP_S:-20}
 [[ "$warmup_s" =~ ^[0-9]+$ ]] || { echo "scaling.sh: PTXBENCH_SCALING_WARMUP_S='$warmup_s' is not a number of seconds" >&2; exit 2; }
 if [ "$warmup_s" -gt 0 ]; then
