@@ -21,8 +21,8 @@ TEST(ActivitySpan, BusyTimeIsTheUnionOfTheRecordsLessTheGaps) {
 
 TEST(ActivitySpan, ARecordOfTheCallTimestampedJustOutsideItsWindowStillCounts) {
   // The call's kernel (correlation 7) ends 3 ns after t1 on the CPU clock; a previous call's late
-  // record (correlation 5) and an untimed record of the call (end 0) must stay out.
-  std::vector<activity_record> recs = {{120, 403, 7, "gemm"}, {50, 90, 5, "previous"}, {0, 0, 7, "untimed"}};
+  // record (correlation 5) and records of the call CUPTI could not time (a zero timestamp) stay out.
+  std::vector<activity_record> recs = {{120, 403, 7, "gemm"}, {50, 90, 5, "previous"}, {0, 0, 7, "untimed"}, {0, 500, 7, "half-timed"}};
   auto windowed = activity_tracer::span_of(recs, 100, 400);
   EXPECT_EQ(windowed.records, 0);
   auto s = activity_tracer::span_of(recs, 100, 400, {7});

@@ -102,7 +102,8 @@ gpu_span activity_tracer::span_of(const std::vector<activity_record>& records, u
   uint64_t covered_to = 0;  // records in start order: the busy time is what each adds past the last end
   for (const auto* r : recs) {
     const bool in_window = r->start >= t0 && r->end <= t1;
-    const bool of_the_call = r->end != 0 && r->correlation_id != 0 && call_ids.count(r->correlation_id) > 0;
+    const bool timed = r->start != 0 && r->end != 0;
+    const bool of_the_call = timed && r->correlation_id != 0 && call_ids.count(r->correlation_id) > 0;
     if (!in_window && !of_the_call) continue;
     if (span.records == 0 || r->start < span.start_ns) span.start_ns = r->start;
     if (span.records == 0 || r->end > span.end_ns) span.end_ns = r->end;
