@@ -39,7 +39,8 @@ part_scripts() {
     selftest)        echo "570 eval/kernel_selftest.sh" ;;
     service)         echo "250 service/service_gpu.sh" ;;
     parity)          echo "240 service/parity_gpu.sh" ;;
-    scaling-12)      echo "450 service/scaling.sh 1 2" ;;  # the whole scaling run needs 8-10 min: two calls
+    scaling)         echo "480 service/scaling.sh" ;;  # N = 1, 2, 4 against one solo pass: ~5 min in session 10
+    scaling-12)      echo "450 service/scaling.sh 1 2" ;;
     scaling-4)       echo "330 service/scaling.sh 4" ;;
     speed)           echo "540 eval/speed.sh" ;;
     triton)          echo "560 triton/triton_gpu.sh" ;;
@@ -50,7 +51,7 @@ part_scripts() {
     *) return 1 ;;
   esac
 }
-PARTS="gemm attention probe gqa agent newuser harbor exploits sandbox timing regression reference refvariants upstream smoke selftest service parity scaling-12 scaling-4 speed
+PARTS="gemm attention probe gqa agent newuser harbor exploits sandbox timing regression reference refvariants upstream smoke selftest service parity scaling scaling-12 scaling-4 speed
 triton triton-exploits fixit train supervision"
 
 if [ $# -eq 0 ] || [ "$1" = -h ] || [ "$1" = --help ]; then

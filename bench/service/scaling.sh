@@ -12,9 +12,10 @@
 #      verdict measured with the GPU to itself (its measurement record says exclusive).
 # Results: bench/results/<gpu>/service/scaling/ (solo_*.json, n<N>/upstream_client.json, compare_n<N>.json,
 # summary.txt with one PASS/FAIL line per check), $OUT/service.tar.gz when OUT is set.
-# The whole run takes 8-10 minutes on an H100 (solo about 140 s, each N about 100-140 s), more than one
-# 10-minute device call leaves: `scaling.sh 4` runs the solo evaluations and N = 4 only, into
-# bench/results/<gpu>/service/scaling-n4/ (any list of N; each run compares against its own solo run).
+# On an H100 in session 10 the solo pass took about 57 s and each N 50-65 s (before the lease-cycle fix
+# N = 4 did not finish, and the whole run needed 8-10 minutes), so the whole run fits one 10-minute
+# device call (evidence.sh part `scaling`). `scaling.sh 4` runs the solo evaluations and N = 4 only,
+# into bench/results/<gpu>/service/scaling-n4/ (any list of N; each run compares against its own solo run).
 #   bench/stage_binaries.sh                 # here, before carrying the tree
 #   bench/service/scaling.sh [N ...]        # on the GPU host, from the checkout (default: 1 2 4)
 #   PTXBENCH_BENCH_LIMIT_S=330 bench/service/scaling.sh 4   # finish (and pack) within 330 s, whatever is left undone
