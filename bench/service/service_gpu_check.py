@@ -56,6 +56,14 @@ def speedup_of(v):
     return (v.get("timing") or {}).get("speedup") if v.get("status") == "PASSED" else None
 
 
+def medians_of(v):
+    """The candidate's and the reference's median ms of a passing verdict: which side moved when two
+    evaluations of one candidate disagree."""
+    t = (v.get("timing") or {}) if v.get("status") == "PASSED" else {}
+    c, r = (t.get("candidate") or {}).get("median_ms"), (t.get("reference") or {}).get("median_ms")
+    return (c, r) if c and r else None
+
+
 def write(out, name, doc):
     with open(os.path.join(out, name), "w") as f:
         json.dump(doc, f, indent=2)
@@ -337,13 +345,19 @@ def cmd_compare(a):
                 close = abs(s_v / s_d - 1) <= a.speedup_tolerance
                 same = same and close
             ok = ok and same
+            m_v, m_d = medians_of(v), medians_of(d)
+            moved = ""
+            if m_v and m_d:
+                moved = (f"  candidate {100 * (m_v[0] / m_d[0] - 1):+.2f}%, reference {100 * (m_v[1] / m_d[1] - 1):+.2f}%")
             rows.append({"file": f, "service": key_of(v), "direct": key_of(d), "identical": same,
                          "speedup_service": s_v, "speedup_direct": s_d, "speedup_within_tolerance": close,
+                         "medians_ms_service": m_v, "medians_ms_direct": m_d,
                          "measurement_service": v.get("measurement"), "measurement_direct": d.get("measurement")})
             print(f"{name:<10} {f:<40} service {key_of(v)['status']}/{key_of(v)['target_verdict']}/"
                   f"{key_of(v)['deciding_stage'] or '-'}  direct {key_of(d)['status']}/{key_of(d)['target_verdict']}/"
                   f"{key_of(d)['deciding_stage'] or '-'}"
                   + (f"  speedup {s_v:.4f} vs {s_d:.4f} ({100 * (s_v / s_d - 1):+.2f}%)" if s_v and s_d else "")
+                  + moved
                   + f"  {'identical' if same else 'DIFFERENT'}")
         report[name] = rows
     write(a.out, "compare.json", {"ok": ok, "paths": report})
