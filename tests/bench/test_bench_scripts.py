@@ -2,7 +2,7 @@
 against a fake nvidia-smi on PATH, the results folder and tarball every script gets from
 bench/lib/env.sh (also when a time limit stops it), and rules every script under bench/ must keep:
 it parses (`bash -n`, python compiles), it is listed in bench/README.md, it names no GPU, and a GPU
-script goes through bench_gpu."""
+script goes through bench_gpu; and the GPU occupancy the service checks compute from lease holds."""
 
 import glob
 import os
@@ -245,6 +245,42 @@ class BenchScriptsTest(unittest.TestCase):
             # results folder (the adaptation scripts): either way the one detection rule.
             self.assertRegex(text, r"(?m)(^\s*bench_gpu \S|\$\(bench_gpu_target\))",
                              "bench/%s never calls bench_gpu or bench_gpu_target" % rel)
+
+
+
+class LeaseOccupancy(unittest.TestCase):
+    """service_gpu_check.py's GPU occupancy from the verdicts' lease holds (speed.sh P6's "GPU busy")."""
+
+    @classmethod
+    def setUpClass(cls):
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("service_gpu_check",
+                                                      os.path.join(BENCH, "service", "service_gpu_check.py"))
+        cls.m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cls.m)
+
+    @staticmethod
+    def response(*holds):
+        return {"ptxbench": {"verdict": {"measurement": {"holds": list(holds)}}}}
+
+    def test_overlapping_holds_count_once_and_gaps_not_at_all(self):
+        self.assertAlmostEqual(self.m.union_seconds([(3, 4), (0, 1), (0.5, 2)]), 3.0)
+        self.assertAlmostEqual(self.m.union_seconds([]), 0.0)
+
+    def test_the_fractions_are_of_the_time_from_the_first_grant_to_the_last_release(self):
+        # Two evaluations: exclusive 1-2 s and 3-4 s, a shared hold 1.5-2.5 s; the GPU idles 2.5-3 s.
+        occ = self.m.lease_occupancy([
+            self.response({"stage": "timing", "exclusive": True, "granted_unix_ms": 1000, "held_ms": 1000},
+                          {"stage": "sanitize", "exclusive": False, "granted_unix_ms": 1500, "held_ms": 1000}),
+            self.response({"stage": "timing", "exclusive": True, "granted_unix_ms": 3000, "held_ms": 1000})])
+        self.assertEqual(occ["lease_window_seconds"], 3.0)
+        self.assertAlmostEqual(occ["gpu_held_fraction"], 2.5 / 3, places=3)
+        self.assertAlmostEqual(occ["gpu_exclusive_fraction"], 2 / 3, places=3)
+
+    def test_holds_without_a_grant_time_give_no_fraction_rather_than_a_wrong_one(self):
+        occ = self.m.lease_occupancy([self.response({"stage": "timing", "exclusive": True, "held_ms": 5}), {}])
+        self.assertIsNone(occ["gpu_held_fraction"])
+        self.assertIsNone(occ["gpu_exclusive_fraction"])
 
 
 if __name__ == "__main__":
