@@ -118,8 +118,11 @@ TEST(LocalWorkers, AGpuWorkerKilledMidJobLeavesItsJobToItsSiblingOnTheSameGpu) {
   EXPECT_DOUBLE_EQ(t["traces"][0]["evaluation"]["performance"]["speedup_factor"].get<double>(), 1.25);
   // The killed worker is gone and has not been restarted yet (the restart waits 20 s).
   auto h = get_json(port, "/health");
-  for (const auto& w : h["workers"])
-    if (w["id"] == holder) EXPECT_EQ(w["pid"].get<int64_t>(), holder_pid) << "restarted before --worker-restart-ms";
+  for (const auto& w : h["workers"]) {
+    if (w["id"] == holder) {
+      EXPECT_EQ(w["pid"].get<int64_t>(), holder_pid) << "restarted before --worker-restart-ms";
+    }
+  }
 
   kill_and_reap(server, SIGTERM);
   fs::remove_all(dir);
