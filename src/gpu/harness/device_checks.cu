@@ -29,13 +29,11 @@ namespace {
 
 enum kind : int { k_bytes = 1, k_checksum = 2, k_compare = 3 };
 
-constexpr int k_check_threads = k_grid_stride_threads;
-
 // Each block combines its threads first (CUB's block reduction) and then makes one atomic: one
 // atomic per thread on a single address serialises ~10^6 operations per call, which cost
 // milliseconds per timed pair (bench/results/h100/speed: compare 4.1 ms, input checksums ~3 ms for
 // the GEMM's 117 MB output and 157 MB of inputs).
-using block_reduce = cub::BlockReduce<unsigned long long, k_check_threads>;
+using block_reduce = cub::BlockReduce<unsigned long long, k_grid_stride_threads>;
 
 template <typename Op>
 __device__ unsigned long long block_combine(unsigned long long v, typename block_reduce::TempStorage& scratch, Op op) {
@@ -155,7 +153,7 @@ __global__ void fetch_worst_kernel(const T* out, const T* ref, int64_t n, device
 template <typename T>
 void launch_compare(const void* out, const void* ref, int64_t n, double atol, double rtol, compare_rule rule,
                     device_checks::slot* acc, cudaStream_t s) {
-  compare_kernel<T><<<grid_stride_blocks(n), k_check_threads, 0, s>>>(static_cast<const T*>(out), static_cast<const T*>(ref), n,
+  compare_kernel<T><<<grid_stride_blocks(n), k_grid_stride_threads, 0, s>>>(static_cast<const T*>(out), static_cast<const T*>(ref), n,
                                                         static_cast<float>(atol), static_cast<float>(rtol),
                                                         rule == compare_rule::allclose ? 0 : 1, acc);
   if (n > 0) fetch_worst_kernel<T><<<1, 1, 0, s>>>(static_cast<const T*>(out), static_cast<const T*>(ref), n, acc);
@@ -198,7 +196,7 @@ std::size_t device_checks::take(int k) {
 std::size_t device_checks::check_bytes(const void* data, std::size_t bytes, unsigned char expected) {
   std::size_t i = take(k_bytes);
   if (bytes > 0)
-    byte_check_kernel<<<grid_stride_blocks(static_cast<int64_t>(bytes)), k_check_threads, 0, m_stream>>>(
+    byte_check_kernel<<<grid_stride_blocks(static_cast<int64_t>(bytes)), k_grid_stride_threads, 0, m_stream>>>(
         static_cast<const unsigned char*>(data), bytes, expected, m_device + i);
   PTXB_CUDA_CALL(cudaGetLastError());
   return i;
@@ -206,7 +204,7 @@ std::size_t device_checks::check_bytes(const void* data, std::size_t bytes, unsi
 
 std::size_t device_checks::checksum(const void* data, std::size_t bytes) {
   std::size_t i = take(k_checksum);
-  checksum_kernel<<<grid_stride_blocks(static_cast<int64_t>(bytes / 8 + 1)), k_check_threads, 0, m_stream>>>(
+  checksum_kernel<<<grid_stride_blocks(static_cast<int64_t>(bytes / 8 + 1)), k_grid_stride_threads, 0, m_stream>>>(
       static_cast<const unsigned char*>(data), bytes, m_device + i);
   PTXB_CUDA_CALL(cudaGetLastError());
   return i;

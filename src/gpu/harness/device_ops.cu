@@ -16,8 +16,6 @@
 namespace ptxbench::gpu {
 namespace {
 
-constexpr int k_threads = k_grid_stride_threads;
-
 template <typename T>
 __device__ T from_float(float v);
 template <>
@@ -55,16 +53,16 @@ __global__ void uniform_int_kernel(T* out, int64_t n, uint64_t seed) {
 void fill_random(void* data, dtype type, int64_t n, uint64_t seed, cudaStream_t s) {
   int blocks = grid_stride_blocks((n + 3) / 4);
   switch (type) {
-    case dtype::float32: normal_kernel<float><<<blocks, k_threads, 0, s>>>(static_cast<float*>(data), n, seed); break;
+    case dtype::float32: normal_kernel<float><<<blocks, k_grid_stride_threads, 0, s>>>(static_cast<float*>(data), n, seed); break;
     case dtype::bfloat16:
-      normal_kernel<__nv_bfloat16><<<blocks, k_threads, 0, s>>>(static_cast<__nv_bfloat16*>(data), n, seed);
+      normal_kernel<__nv_bfloat16><<<blocks, k_grid_stride_threads, 0, s>>>(static_cast<__nv_bfloat16*>(data), n, seed);
       break;
-    case dtype::float16: normal_kernel<__half><<<blocks, k_threads, 0, s>>>(static_cast<__half*>(data), n, seed); break;
+    case dtype::float16: normal_kernel<__half><<<blocks, k_grid_stride_threads, 0, s>>>(static_cast<__half*>(data), n, seed); break;
     case dtype::int32:
-      uniform_int_kernel<int32_t><<<grid_stride_blocks(n), k_threads, 0, s>>>(static_cast<int32_t*>(data), n, seed);
+      uniform_int_kernel<int32_t><<<grid_stride_blocks(n), k_grid_stride_threads, 0, s>>>(static_cast<int32_t*>(data), n, seed);
       break;
     case dtype::int64:
-      uniform_int_kernel<int64_t><<<grid_stride_blocks(n), k_threads, 0, s>>>(static_cast<int64_t*>(data), n, seed);
+      uniform_int_kernel<int64_t><<<grid_stride_blocks(n), k_grid_stride_threads, 0, s>>>(static_cast<int64_t*>(data), n, seed);
       break;
     default: throw std::runtime_error(std::string("random inputs of dtype ") + std::string(dtype_name(type)) +
                                       " are not supported yet");
