@@ -220,24 +220,25 @@ for i in $(seq 6); do
 done
 timeout 300 python3 bench/service/service_gpu_check.py upstream --url "$URL" --out "$RESULTS/p6" --target "$PTXBENCH_TARGET" \
   --max-wait 280 "${specs[@]}" 2>&1 | tee "$RESULTS/p6/upstream_client.txt"
+# Two checks from one summary: at least 20 evaluations per minute, and "GPU busy while jobs wait"
+# (issue 26): the GPU in use by some stage of some evaluation (the union of the verdicts' lease holds,
+# docs/gpu-evaluation.md) for at least 90 % of the time from the first grant to the last release.
+# nvidia-smi's utilisation (kernels running) is reported beside it: a timed pair is ~1.6 ms of kernels
+# in ~6.6 ms of host-side checks, so it stays low by design. Exit status: bit 1 throughput, bit 2 held.
 python3 - "$RESULTS/p6/upstream_client.json" <<'PY'
 import json, sys
-s = json.load(open(sys.argv[1]))["summary"]
+try:
+    s = json.load(open(sys.argv[1]))["summary"]
+except (OSError, ValueError, KeyError) as e:
+    print(f"P6: no client summary ({e})")
+    sys.exit(3)  # neither check can pass
 print(f"P6: {s['evaluations']} evaluations, {s['evaluations_per_minute']} per minute, GPU held by a stage "
       f"{s.get('gpu_held_fraction')} (exclusively {s.get('gpu_exclusive_fraction')}) of {s.get('lease_window_seconds')} s, "
       f"nvidia-smi's utilisation {s['gpu_busy_fraction_nvidia_smi']}")
-sys.exit(0 if (s["evaluations_per_minute"] or 0) >= 20 else 1)
+sys.exit((0 if (s["evaluations_per_minute"] or 0) >= 20 else 1) | (0 if (s.get("gpu_held_fraction") or 0) >= 0.9 else 2))
 PY
-bench_check "P6 service: >= 20 GEMM evaluations per minute on one GPU" $?
-# "GPU busy while jobs wait" (issue 26): the GPU in use by some stage of some evaluation (the union of
-# the verdicts' lease holds, docs/gpu-evaluation.md) for at least 90 % of the time from the first
-# grant to the last release. nvidia-smi's utilisation (kernels running) is reported beside it: a timed
-# pair is ~1.6 ms of kernels in ~6.6 ms of host-side checks, so it stays low by design.
-python3 - "$RESULTS/p6/upstream_client.json" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))["summary"]
-sys.exit(0 if (s.get("gpu_held_fraction") or 0) >= 0.9 else 1)
-PY
-bench_check "P6 service: GPU held by a stage >= 90 % of the time while jobs wait" $?
+p6_rc=$?
+bench_check "P6 service: >= 20 GEMM evaluations per minute on one GPU" $((p6_rc & 1))
+bench_check "P6 service: GPU held by a stage >= 90 % of the time while jobs wait" $((p6_rc & 2))
 fi
 bench_done
