@@ -7,6 +7,7 @@
 
 #include "gpu/common/cuda_check.h"
 #include "gpu/harness/harness.h"
+#include "measure/launch_tally.h"
 #include "verdict/stage_timer.h"
 
 namespace ptxbench::gpu {
@@ -39,8 +40,7 @@ bool harness::stage_correctness(const job_candidate&, runner_client& runner, gpu
   // The kernel launches of each trial (CUPTI's records within the call): the dynamic check profiles
   // one call's worth when every trial made the same number.
   m_launches_per_call = -1;
-  std::optional<std::size_t> launches;
-  bool launches_vary = false;
+  measure::launch_tally launches;
   for (int t = 0; t < m_job.correctness_trials; ++t) {
     uint64_t seed = m_job.seed + static_cast<uint64_t>(t);
     cs.seeds.push_back(seed);
@@ -64,8 +64,10 @@ bool harness::stage_correctness(const job_candidate&, runner_client& runner, gpu
       cs.failed_trial = t;
       return decide(eval_outcome::runtime_error, problem, runner.output());
     }
-    if (r.method != "cupti" || (launches && *launches != r.kernels.size())) launches_vary = true;
-    launches = r.kernels.size();
+    if (r.method == "cupti")
+      launches.add(r.kernels.size());
+    else
+      launches.add_uncounted();
     std::vector<output_error> errors;
     bool failed = false;
     auto compared = compare_outputs(set, {}, cs.atol, cs.rtol);
@@ -97,7 +99,7 @@ bool harness::stage_correctness(const job_candidate&, runner_client& runner, gpu
     }
   }
   out.correctness = cs;
-  if (launches && !launches_vary && *launches > 0) m_launches_per_call = static_cast<int>(*launches);
+  m_launches_per_call = launches.per_call().value_or(-1);
   out.stages.push_back(timer.finish(
       stage_outcome::passed,
       fmt::format("{} trial(s) within {} atol=rtol={:g}: max_abs_error={:.3g}, max_rel_error={:.3g}", cs.trials,

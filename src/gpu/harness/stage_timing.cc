@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "measure/launch_tally.h"
 #include "measure/measurement_audit.h"
 #include "measure/physical_floor.h"
 #include "verdict/stage_timer.h"
@@ -122,9 +123,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
   // The kernel launches of each timed call (CUPTI's records within the call, the marker outside it):
   // the dynamic check requires its profiled call to have made as many.
   m_timed_launches_per_call = -1;
-  std::optional<std::size_t> launches;
-  bool launches_vary = false;
-  std::map<std::string, int> kernels_per_call;  // how many calls made each count: says which call differed
+  measure::launch_tally launches;  // its histogram says which call differed
   for (int i = 0; !stopped; ++i) {
     if (i == opt.warmup) sampling_start = std::chrono::steady_clock::now();
     auto& set = m_sets[static_cast<std::size_t>(i) % sets];
@@ -195,9 +194,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     }
     if (r.method != "cupti") method = "events";
     if (r.method == "cupti") {
-      if (launches && *launches != r.kernels.size()) launches_vary = true;
-      launches = r.kernels.size();
-      ++kernels_per_call[std::to_string(r.kernels.size())];
+      launches.add(r.kernels.size());
     }
     if (i < opt.warmup) continue;
     pairs.push_back({ref, r.method == "cupti" ? r.span_ms : 0.0, r.wall_ms, r.lead_ms});
@@ -210,7 +207,7 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
         rule, ratios, std::chrono::duration<double>(std::chrono::steady_clock::now() - sampling_start).count());
   }
   const int total = opt.warmup + static_cast<int>(pairs.size());
-  if (launches && !launches_vary && *launches > 0) m_timed_launches_per_call = static_cast<int>(*launches);
+  m_timed_launches_per_call = launches.per_call().value_or(-1);
   auto decided = measure::decide_candidate_latency(pairs, cal);
   // The physical floor (eval/physical_floor.h): a call that no GPU could finish this fast fails,
   // whatever its span says.
@@ -261,7 +258,11 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
                                                              : ordered_json(opt.tamper_check ? "on" : "recorded only")},
                           {"tamper_findings", tamper_findings},
                           {"audit_matching", audit_matching},
-                          {"kernels_per_call", kernels_per_call},
+                          {"kernels_per_call", [&] {
+                             ordered_json j = ordered_json::object();
+                             for (const auto& [kernels, calls] : launches.histogram()) j[std::to_string(kernels)] = calls;
+                             return j;
+                           }()},
                           {"wallclock_disagreements", decided.disagreements},
                           {"clocks_before", clocks_before},
                           {"clocks_after", clocks_after},
