@@ -33,6 +33,13 @@ for g in 4 16; do
   sed "s/^constexpr int kGroupRows = 8; /constexpr int kGroupRows = $g; /" examples/reference/gemm_persistent.cu > "$v"
   grep -q "^constexpr int kGroupRows = $g; " "$v" && FILES+=("$v") || echo "   could not write $v (kGroupRows not found)"
 done
+# v9, a wave-balanced grid: the fewest clusters that still finish every tile in the same number of
+# waves (896 cluster tiles on 66 clusters are 13.6 waves, so 14; 64 clusters run exactly 14 each).
+# The makespan in tiles is the same; the idle SMs leave the busy ones more of the power budget.
+v="$TMP/v9_wave_balanced_grid.cu"
+sed 's/^  const int clusters = max_clusters < tiles ? max_clusters : tiles;$/  const int fit = max_clusters < tiles ? max_clusters : tiles, waves = (tiles + fit - 1) \/ fit;\n  const int clusters = (tiles + waves - 1) \/ waves;/' \
+  examples/reference/gemm_persistent.cu > "$v"
+grep -q "const int clusters = (tiles + waves - 1) / waves;" "$v" && FILES+=("$v") || echo "   could not write $v (the grid line not found)"
 FILES+=(examples/gemm/wgmma_tma_pack.cu)
 
 # eval builds its candidates one after another (~9 s each); `ptxbench check` builds into the same
