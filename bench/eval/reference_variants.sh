@@ -7,7 +7,7 @@
 # Two cheap diagnostics follow: what cudaOccupancyMaxActiveClusters answers for the reference's
 # launch shape (the grid the reference and v0 use), and per file the static count of the SASS fences
 # that a .release.cluster mbarrier arrive or an .acquire.cluster wait would bring (MEMBAR.*.GPU,
-# ERRBAR, CGAERRBAR, CCTL), where cuobjdump exists. Aimed at under 90 s on an H100; not yet run.
+# ERRBAR, CGAERRBAR, CCTL), where cuobjdump exists. About 2 minutes on an H100 (sessions 7, 8, 10).
 # Results in bench/results/<gpu>/reference-variants/ ($OUT/reference-variants.tar.gz): variants.json
 # (the verdicts), variants.txt (eval's output), check_<i>.txt (the parallel pre-builds),
 # occupancy.txt, sass_fences.txt, summary.txt.
@@ -18,9 +18,9 @@ bench_gpu reference-variants
 cd "$ROOT" || exit 2
 TASK=gemm_n7168_k5120
 FILES=(examples/reference/gemm_persistent.cu)
-# The glob takes every variant, v0-v3 (measured) and v4_pingpong.cu / v5_epilogue_overlap.cu (aimed at
-# the last 1%, not yet run; v4 uses 4-CTA clusters, so the occupancy line below does not cover it).
-# v8_stream_k.cu (Stream-K over the last 1.58 waves, not yet run) launches the reference's cluster shape and
+# The glob takes every variant (their results: examples/reference/README.md): v0-v3, v4_pingpong.cu
+# (4-CTA clusters, so the occupancy line below does not cover it), v5_epilogue_overlap.cu, and
+# v8_stream_k.cu (Stream-K over the last 1.58 waves), which launches the reference's cluster shape and
 # smem, so the occupancy line covers it; it allocates a 16.5 MiB workspace on its first call and its
 # Stream-K owners spin on flags set by other clusters, so a protocol bug would hang a call (30 s call timeout).
 for f in examples/reference/variants/*.cu; do [ -e "$f" ] && FILES+=("$f"); done
