@@ -8,9 +8,9 @@
 #      the tolerance the measurement-path issue's scaling check allows a service verdict against a solo
 #      one (at e318497 one causal forward came out 1.16 % apart, each run steady within itself);
 #   P2-sets (diagnostic): the causal forward's five processes again with 12 rotating input sets instead
-#      of 3 — whether the between-process spread (the cuDNN reference's median moved 0.5–0.9 % from one
-#      process to the next on the H100, each process steady within itself) comes from where the few
-#      input buffers landed in memory;
+#      of the default (3 until session 11, 8 since) — whether the between-process spread (the cuDNN
+#      reference's median moved 0.5–0.9 % from one process to the next on the H100, each process steady
+#      within itself) comes from where the few input buffers landed in memory;
 #   P3 cost: a cached `ptxbench eval` of the pipelined GEMM, per stage, with the binaries of this
 #      checkout and — when $PTXBENCH_BEFORE_BIN holds an older build (bench/stage_binaries.sh of the
 #      commit before) — with those, in the same run on the same GPU: exclusive GPU time ≤ 3 s and wall
