@@ -60,6 +60,7 @@ tensor_set harness::make_set() const {
   }
   for (const auto& t : m_job.def.outputs)
     s.outputs.push_back(std::make_unique<guarded_buffer>(t.name, t.type, concrete_shape(t, m_axes), true));
+  for (const auto& o : s.outputs) s.reference_outputs.push_back(std::make_unique<device_allocation>(o->bytes()));
   return s;
 }
 
@@ -105,10 +106,9 @@ result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
     if (!gen) return gen.err();
     h->m_inputs = std::move(*gen);
     h->m_inputs->generate(set0.input_ptrs(), job.seed, h->m_stream);
-    for (const auto& o : set0.outputs) h->m_reference_out.push_back(std::make_unique<device_allocation>(o->bytes()));
     std::vector<device_tensor> ref_views;
     for (std::size_t i = 0; i < set0.outputs.size(); ++i)
-      ref_views.push_back({h->m_reference_out[i]->data, set0.outputs[i]->type(), set0.outputs[i]->shape()});
+      ref_views.push_back({set0.reference_outputs[i]->data, set0.outputs[i]->type(), set0.outputs[i]->shape()});
     baseline_request req{job.baseline, h->m_axes, job.baseline_options, h->m_device, job.cache_dir};
     auto ref = make_baseline(req, set0.input_views(), ref_views, h->m_stream);
     if (!ref) return ref.err();
@@ -126,7 +126,6 @@ result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
 
 harness::~harness() {
   m_sets.clear();
-  m_reference_out.clear();
   m_snapshot.clear();
   m_reference.reset();
   m_inputs.reset();
@@ -143,7 +142,7 @@ std::string harness::baseline_description() const {
 double harness::run_reference(tensor_set& set, bool timed) {
   std::vector<device_tensor> outs;
   for (std::size_t i = 0; i < set.outputs.size(); ++i)
-    outs.push_back({m_reference_out[i]->data, set.outputs[i]->type(), set.outputs[i]->shape()});
+    outs.push_back({set.reference_outputs[i]->data, set.outputs[i]->type(), set.outputs[i]->shape()});
   if (!timed) {
     m_reference->run(set.input_views(), outs, m_stream);
     PTXB_CUDA_CALL(cudaStreamSynchronize(m_stream));
@@ -243,7 +242,7 @@ std::vector<compare_stats> harness::compare_outputs(const tensor_set& set, const
   std::vector<std::size_t> slots;
   for (std::size_t o = 0; o < set.outputs.size(); ++o) {
     const auto& b = set.outputs[o];
-    slots.push_back(m_checks->compare(from.empty() ? b->data() : from.at(o), m_reference_out[o]->data, b->type(),
+    slots.push_back(m_checks->compare(from.empty() ? b->data() : from.at(o), set.reference_outputs[o]->data, b->type(),
                                       b->numel(), atol, rtol, m_rule));
   }
   m_checks->collect();

@@ -34,17 +34,6 @@
 namespace ptxbench::gpu {
 
 /// One set of candidate-visible buffers: the inputs and outputs of one call.
-struct tensor_set {
-  std::vector<std::unique_ptr<guarded_buffer>> inputs, outputs;
-  /// Per input: a scalar's bytes (scalar_input.h), sent with its description; empty for tensors.
-  std::vector<std::vector<unsigned char>> scalar_values;
-
-  [[nodiscard]] std::vector<guarded_buffer*> input_ptrs() const;
-  [[nodiscard]] std::vector<ipc_tensor> describe() const;  ///< inputs then outputs
-  [[nodiscard]] std::vector<device_tensor> input_views() const;
-  [[nodiscard]] std::size_t bytes() const;
-};
-
 /// A plain harness-private allocation (reference outputs are never shared).
 struct device_allocation {
   void* data = nullptr;
@@ -53,6 +42,21 @@ struct device_allocation {
   ~device_allocation();
   device_allocation(const device_allocation&) = delete;
   device_allocation& operator=(const device_allocation&) = delete;
+};
+
+struct tensor_set {
+  std::vector<std::unique_ptr<guarded_buffer>> inputs, outputs;
+  /// Where the reference writes its outputs for this set's inputs, one per output. Per set, not one
+  /// for all: the reference's buffers rotate through as many placements as the candidate's, so that
+  /// neither side's time depends on where a single buffer happened to land.
+  std::vector<std::unique_ptr<device_allocation>> reference_outputs;
+  /// Per input: a scalar's bytes (scalar_input.h), sent with its description; empty for tensors.
+  std::vector<std::vector<unsigned char>> scalar_values;
+
+  [[nodiscard]] std::vector<guarded_buffer*> input_ptrs() const;
+  [[nodiscard]] std::vector<ipc_tensor> describe() const;  ///< inputs then outputs
+  [[nodiscard]] std::vector<device_tensor> input_views() const;
+  [[nodiscard]] std::size_t bytes() const;
 };
 
 /// The dynamic check's Nsight Compute run, taken before the timing stage: ncu's writing of its report
@@ -230,7 +234,6 @@ class harness {
   std::unique_ptr<baseline> m_reference;
   std::unique_ptr<input_generator> m_inputs;
   std::vector<tensor_set> m_sets;
-  std::vector<std::unique_ptr<device_allocation>> m_reference_out;
   std::vector<std::unique_ptr<device_allocation>> m_snapshot;  // see snapshot_outputs
   static constexpr int k_snapshot_chunks_per_output = 16;
   std::mt19937_64 m_snapshot_rng{std::random_device{}()};  // the snapshot's order, unknowable to the runner
