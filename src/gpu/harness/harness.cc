@@ -42,6 +42,7 @@ std::size_t tensor_set::bytes() const {
   std::size_t n = 0;
   for (const auto& b : inputs) n += b->bytes();
   for (const auto& b : outputs) n += b->bytes();
+  for (const auto& r : reference_outputs) n += r->bytes;
   return n;
 }
 

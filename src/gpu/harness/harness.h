@@ -56,7 +56,7 @@ struct tensor_set {
   [[nodiscard]] std::vector<guarded_buffer*> input_ptrs() const;
   [[nodiscard]] std::vector<ipc_tensor> describe() const;  ///< inputs then outputs
   [[nodiscard]] std::vector<device_tensor> input_views() const;
-  [[nodiscard]] std::size_t bytes() const;
+  [[nodiscard]] std::size_t bytes() const;  ///< what the set holds on the GPU: inputs, outputs, reference outputs
 };
 
 /// The dynamic check's Nsight Compute run, taken before the timing stage: ncu's writing of its report

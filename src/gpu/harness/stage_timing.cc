@@ -24,6 +24,7 @@
 #include "gpu/common/cuda_check.h"
 #include "gpu/harness/environment.h"
 #include "gpu/harness/harness.h"
+#include "gpu/harness/input_set_count.h"
 
 namespace ptxbench::gpu {
 
@@ -36,16 +37,12 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
     return false;
   };
 
-  // Enough rotating sets that their total exceeds twice the L2, and at least eight. Where a
-  // workload's buffers are large the L2 rule gives few sets, and with three a candidate's time
-  // depended on where those few buffers landed: 10 evaluations of the wgmma attention forward in one
-  // harness on an H200 (session 11) had the candidate's median 0.8 % slower in 3 of 10, for a spread
-  // of the speedups of 0.98 / 0.98 / 0.53 % in three runs; with 8 sets 0.28 / 0.24 / 0.16 %, with 12
-  // 0.42 %; a cached GEMM eval took no longer with 8 (bench/results/h200/session11-*/input-sets/).
-  constexpr std::size_t k_min_input_sets = 8;
-  std::size_t set_bytes = std::max<std::size_t>(m_sets[0].bytes(), 1);
-  std::size_t sets = std::max(k_min_input_sets, (m_flusher->bytes() + set_bytes - 1) / set_bytes + 1);
-  if (opt.input_sets > 0) sets = static_cast<std::size_t>(opt.input_sets);
+  // The rotating sets (input_set_count.h: beyond twice the L2, 8 where an eighth of the GPU's memory
+  // holds them, at least 3).
+  std::size_t free_bytes = 0, device_bytes = 0;
+  PTXB_CUDA_CALL(cudaMemGetInfo(&free_bytes, &device_bytes));
+  const std::size_t sets =
+      rotating_input_sets(m_sets[0].bytes(), m_flusher->bytes(), device_bytes, opt.input_sets);
   ensure_sets(sets);
 
   // What the harness does between the runner's "prepared" and "go", for timed and no-op calls alike:
