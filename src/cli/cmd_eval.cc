@@ -29,7 +29,7 @@ void add_eval_command(CLI::App& app, context& ctx) {
   cmd->add_option("--timing-cap", g.timing_cap_s,
                   "adaptive timing: seconds of sampling before the verdict settles for the interval reached (it says so)")
       ->check(positive_number(3600, "a number of seconds"));
-  cmd->add_option("--input-sets", g.input_sets, "rotating input sets (0: enough for 2x L2, at least 8)")
+  cmd->add_option("--input-sets", g.input_sets, "rotating input sets (0: beyond 2x L2; 8 where 1/8 of GPU memory holds them; at least 3)")
       ->check(whole_number(0, 1000));
   cmd->add_option("--rule", g.rule, "correctness rule: allclose (|d| <= atol + rtol*|ref|) or upstream_and "
                                     "(fails only if |d| > atol and |d|/|ref| > rtol)")

@@ -27,7 +27,7 @@ struct gpu_options {
   int min_pairs = 20;
   double timing_ci = 0.0025;            ///< target relative half-width of the speedup's interval
   double timing_cap_s = 1.5;            ///< seconds of sampling before the stage settles for the interval it has
-  int input_sets = 0;                   ///< rotating input sets; 0 = enough to exceed 2x L2 (min 8)
+  int input_sets = 0;                   ///< rotating input sets; 0 = the harness decides (gpu/harness/input_set_count.h)
   std::string rule = "allclose";        ///< "allclose" (|d| <= atol + rtol*|ref|) or "upstream_and"
   bool sanitize = true;                 ///< compute-sanitizer memcheck before correctness
   bool sandbox = true;                  ///< confine every runner (docs/sandbox.md); false only to diagnose a host
