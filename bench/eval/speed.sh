@@ -63,6 +63,12 @@ pairs = [v["timing"]["pairs"] for v in d]
 stopped = [v["timing"]["stopped"] for v in d]
 print(f"{sys.argv[2]}: speedups {min(s):.4f}-{max(s):.4f}, median {med:.4f}, spread {100 * spread:.2f}% of the median; "
       f"interval half-widths {100 * min(hw):.2f}-{100 * max(hw):.2f}%; pairs {min(pairs)}-{max(pairs)}; stopped {sorted(set(stopped))}")
+# Which side moved between evaluations: each side's medians, their spread, and the input sets used.
+for side in ("candidate", "reference"):
+    m = [v["timing"][side]["median_ms"] for v in d if v.get("status") == "PASSED"]
+    print(f"  {side} medians (ms, in order): {' '.join(f'{x:.4f}' for x in m)}; "
+          f"spread {100 * (max(m) - min(m)) / statistics.median(m):.2f}%")
+print(f"  input sets: {sorted(set(v['timing'].get('input_sets') for v in d))}")
 sys.exit(0 if spread <= 0.005 else 1)
 PY
 }
