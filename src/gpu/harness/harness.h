@@ -33,7 +33,6 @@
 
 namespace ptxbench::gpu {
 
-/// One set of candidate-visible buffers: the inputs and outputs of one call.
 /// A plain harness-private allocation (reference outputs are never shared).
 struct device_allocation {
   void* data = nullptr;
@@ -44,6 +43,7 @@ struct device_allocation {
   device_allocation& operator=(const device_allocation&) = delete;
 };
 
+/// One call's buffers: the candidate-visible inputs and outputs, and the reference's own outputs.
 struct tensor_set {
   std::vector<std::unique_ptr<guarded_buffer>> inputs, outputs;
   /// Where the reference writes its outputs for this set's inputs, one per output. Per set, not one

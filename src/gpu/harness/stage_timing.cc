@@ -39,10 +39,8 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
 
   // The rotating sets (input_set_count.h: beyond twice the L2, 8 where an eighth of the GPU's memory
   // holds them, at least 3).
-  std::size_t free_bytes = 0, device_bytes = 0;
-  PTXB_CUDA_CALL(cudaMemGetInfo(&free_bytes, &device_bytes));
-  const std::size_t sets =
-      rotating_input_sets(m_sets[0].bytes(), m_flusher->bytes(), device_bytes, opt.input_sets);
+  const std::size_t sets = rotating_input_sets(m_sets[0].bytes(), m_flusher->bytes(),
+                                               m_environment.value("memory_bytes", std::size_t{0}), opt.input_sets);
   ensure_sets(sets);
 
   // What the harness does between the runner's "prepared" and "go", for timed and no-op calls alike:
@@ -195,10 +193,10 @@ bool harness::stage_timing(runner_client& runner, gpu_stage_result& out) {
       ++outlier_calls;
       outlier_seeds.push_back(seed);  // replay a call with this seed to see its outliers
     }
-    if (r.method != "cupti") method = "events";
-    if (r.method == "cupti") {
+    if (r.method == "cupti")
       launches.add(r.kernels.size());
-    }
+    else
+      method = "events";
     if (i < opt.warmup) continue;
     pairs.push_back({ref, r.method == "cupti" ? r.span_ms : 0.0, r.wall_ms, r.lead_ms});
     signal_ms.push_back(r.signal_ms);
