@@ -5,7 +5,8 @@
 # (`ptxbench eval ... --no-sanitize --no-dynamic-check`, so they share one cuBLASLt baseline and one
 # GPU state), then one line per file: status, speedup vs cuBLASLt, candidate median ms.
 # Two cheap diagnostics follow: what cudaOccupancyMaxActiveClusters answers for the reference's
-# launch shape (the grid the reference and v0 use), and per file the static count of the SASS fences
+# launch shape (the grid v0 and v10 use; the reference spreads
+# its waves evenly over it), and per file the static count of the SASS fences
 # that a .release.cluster mbarrier arrive or an .acquire.cluster wait would bring (MEMBAR.*.GPU,
 # ERRBAR, CGAERRBAR, CCTL), where cuobjdump exists. About 2 minutes on an H100 (sessions 7, 8, 10).
 # Results in bench/results/<gpu>/reference-variants/ ($OUT/reference-variants.tar.gz): variants.json
@@ -33,13 +34,19 @@ for g in 4 16; do
   sed "s/^constexpr int kGroupRows = 8; /constexpr int kGroupRows = $g; /" examples/reference/gemm_persistent.cu > "$v"
   grep -q "^constexpr int kGroupRows = $g; " "$v" && FILES+=("$v") || echo "   could not write $v (kGroupRows not found)"
 done
-# v9, a wave-balanced grid: the fewest clusters that still finish every tile in the same number of
-# waves (896 cluster tiles on 66 clusters are 13.6 waves, so 14; 64 clusters run exactly 14 each).
-# The makespan in tiles is the same; the idle SMs leave the busy ones more of the power budget.
-v="$TMP/v9_wave_balanced_grid.cu"
-sed 's/^  const int clusters = max_clusters < tiles ? max_clusters : tiles;$/  const int fit = max_clusters < tiles ? max_clusters : tiles, waves = (tiles + fit - 1) \/ fit;\n  const int clusters = (tiles + waves - 1) \/ waves;/' \
-  examples/reference/gemm_persistent.cu > "$v"
-grep -q "const int clusters = (tiles + waves - 1) / waves;" "$v" && FILES+=("$v") || echo "   could not write $v (the grid line not found)"
+# v10, the full grid: the reference before session 12's wave-balanced grid (variant v9 then, promoted),
+# every cluster the occupancy query allows (66 on an H100) whatever the number of waves, to keep the
+# balanced grid's lead measured against it on each GPU.
+v="$TMP/v10_full_grid.cu"
+python3 - examples/reference/gemm_persistent.cu "$v" <<'PY'
+import sys
+src = open(sys.argv[1]).read()
+balanced = ("  const int fit = max_clusters < tiles ? max_clusters : tiles, waves = (tiles + fit - 1) / fit;\n"
+            "  const int clusters = (tiles + waves - 1) / waves;\n")
+if src.count(balanced) == 1:
+    open(sys.argv[2], "w").write(src.replace(balanced, "  const int clusters = max_clusters < tiles ? max_clusters : tiles;\n"))
+PY
+[ -f "$v" ] && FILES+=("$v") || echo "   could not write $v (the balanced grid's lines not found)"
 FILES+=(examples/gemm/wgmma_tma_pack.cu)
 
 # eval builds its candidates one after another (~9 s each); `ptxbench check` builds into the same
