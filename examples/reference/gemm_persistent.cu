@@ -36,10 +36,11 @@
 //    and releasing each slot once the wgmmas that read it are done.
 //  - Persistence: grid = the fewest clusters that finish every cluster tile in as many waves as the
 //    resident maximum would (cudaOccupancyMaxActiveClusters: 66 clusters, 132 SMs on an H100 SXM; the
-//    task's 896 cluster tiles need 14 waves, so 64 clusters of 14 tiles each, 4 SMs idle); a static scheduler hands each cluster tile (256x256 of C) t = cluster id +
-//    i * clusters, rasterised in groups of 8 cluster rows (2048 rows of C) so that the tiles in
-//    flight share A and B in L2. The ring position runs on across tiles, so the producer keeps
-//    loading the next tile's k slices while the consumers run the epilogue of the current one.
+//    task's 896 cluster tiles need 14 waves, so 64 clusters of 14 tiles each, 4 SMs idle); a static
+//    scheduler hands each cluster tile (256x256 of C) t = cluster id + i * clusters, rasterised in
+//    groups of 8 cluster rows (2048 rows of C) so that the tiles in flight share A and B in L2. The
+//    ring position runs on across tiles, so the producer keeps loading the next tile's k slices while
+//    the consumers run the epilogue of the current one.
 //  - Epilogue: per consumer warpgroup, two 8 KB staging buffers separate from the ring (so the ring
 //    keeps filling): fp32 -> bf16 with stmatrix into the 128-byte-swizzled layout, one 64x64 box at
 //    a time, each stored by TMA while the next box is written into the other buffer. The global
@@ -284,8 +285,8 @@ void run(ptxbench::tensor_view A, ptxbench::tensor_view B, ptxbench::tensor_view
   const int tiles = ((num_m + kClusterM - 1) / kClusterM) * num_n;  // cluster tiles
   // A wave-balanced grid: the fewest clusters that still finish every tile in the same number of waves
   // (the task's 896 cluster tiles on 66 clusters are 13.6 waves, so 14; 64 clusters run exactly 14 each).
-  // The makespan in tiles is unchanged and the idle SMs leave the busy ones more of the power budget:
-  // 1.004x cuBLASLt against 0.994x for the full grid in one H100 run (variant v9, session 12).
+  // The makespan in tiles is unchanged; 1.004x cuBLASLt against 0.994x for the full grid in one H100 run
+  // (variant v9, session 12). Why it is faster is not measured: perhaps the idle SMs' power headroom.
   const int fit = max_clusters < tiles ? max_clusters : tiles, waves = (tiles + fit - 1) / fit;
   const int clusters = (tiles + waves - 1) / waves;
   gemm_persistent_kernel<<<clusters * kClusterM, kThreads, kSmemBytes, stream>>>(ta, tb, tc, M, N, K);
