@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 26's GPU acceptance on the Hopper GPU at hand (about 6 minutes):
+# Issue 26's GPU acceptance on the Hopper GPU at hand (about 3 minutes on an H100 without P3-verdicts,
+# which adds an estimated 3-4):
 #   P1 repeatability: 10 evaluations of one kernel in one harness, for the pipelined GEMM, an attention
 #      forward and the GQA paged decode (a 0.07 ms workload): the speedups' spread (max − min) must be
 #      at most 0.5 % of their median, and each verdict carries its 95 % interval;
@@ -14,7 +15,11 @@
 #   P3 cost: a cached `ptxbench eval` of the pipelined GEMM, per stage, with the binaries of this
 #      checkout and — when $PTXBENCH_BEFORE_BIN holds an older build (bench/stage_binaries.sh of the
 #      commit before) — with those, in the same run on the same GPU: exclusive GPU time ≤ 3 s and wall
-#      ≤ 4 s for the new one; every GEMM example's verdict unchanged against the committed one;
+#      ≤ 4 s for the new one;
+#   P3-verdicts: every GEMM and attention example evaluated with both builds (after, before, after
+#      again as a control), same GPU, same run: status, target verdict and deciding stage unchanged, each
+#      speedup inside the new verdict's 95 % interval or moved no more than the control (~3 minutes;
+#      needs $PTXBENCH_BEFORE_BIN, fails visibly without it);
 #   P6 throughput: `ptxbench serve` with 3 GPU workers on this GPU, the GEMM examples that pass, 24
 #      evaluations through the upstream-format client: at least 20 per minute, with nvidia-smi's GPU
 #      busy while they ran. Three workers: a GEMM candidate holds the GPU exclusively ~2.3 s of a ~5.5 s
@@ -22,17 +27,17 @@
 #      scaling run at ae97803 had two workers busy all the time at 13.8 evaluations per minute).
 # Results: bench/results/<gpu>/speed/ (p1_*.json, p3_*.json, p3_stage_times.json, p6/…, summary.txt),
 # $OUT/speed.tar.gz when OUT is set.
-#   bench/eval/speed.sh [p1-gemm] [p1-attention] [p1-gqa] [p2] [p2-sets] [p3] [p6]   (default: all but p2; a subset writes
+#   bench/eval/speed.sh [p1-gemm] [p1-attention] [p1-gqa] [p2] [p2-sets] [p3] [p3-verdicts] [p6]   (default: all but p2 and p2-sets; a subset writes
 #   bench/results/<gpu>/speed-<parts>/, so rerunning one part keeps the full run's folder)
 set -uo pipefail
 PARTS=("$@")
-[ ${#PARTS[@]} -eq 0 ] && PARTS=(p1-gemm p1-attention p1-gqa p3 p6)
+[ ${#PARTS[@]} -eq 0 ] && PARTS=(p1-gemm p1-attention p1-gqa p3 p3-verdicts p6)
 for p in "${PARTS[@]}"; do
-  case "$p" in p1-gemm|p1-attention|p1-gqa|p2|p2-sets|p3|p6) ;; *) echo "usage: $0 [p1-gemm] [p1-attention] [p1-gqa] [p2] [p2-sets] [p3] [p6]" >&2; exit 2 ;; esac
+  case "$p" in p1-gemm|p1-attention|p1-gqa|p2|p2-sets|p3|p3-verdicts|p6) ;; *) echo "usage: $0 [p1-gemm] [p1-attention] [p1-gqa] [p2] [p2-sets] [p3] [p3-verdicts] [p6]" >&2; exit 2 ;; esac
 done
 selected() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 NAME=speed
-[ "${PARTS[*]}" != "p1-gemm p1-attention p1-gqa p3 p6" ] && NAME="speed-$(IFS=-; echo "${PARTS[*]}")"
+[ "${PARTS[*]}" != "p1-gemm p1-attention p1-gqa p3 p3-verdicts p6" ] && NAME="speed-$(IFS=-; echo "${PARTS[*]}")"
 source "$(dirname "$0")/../lib/env.sh"
 bench_gpu "$NAME"
 cd "$ROOT" || exit 2
@@ -201,6 +206,50 @@ ok = (a.get("status") == "PASSED" and a.get("dynamic_check") == "passed" and a.g
 sys.exit(0 if ok else 1)
 PY
 bench_check "P3 cached GEMM eval: exclusive GPU <= 3 s, wall <= 4 s" $?
+fi
+
+if selected p3-verdicts; then
+echo "== P3-verdicts. every GEMM and attention example, before and after, same GPU, same run"
+# P3's other clause: every example's verdict unchanged by the change (status, target verdict, deciding
+# stage; the speedup inside the new verdict's 95 % interval). Per task, one harness each: after, before,
+# after again. The second "after" is the control: the same binaries on the same files, bracketing the
+# "before" run in time, so a speedup that moved no further than the control did (GPU temperature,
+# cuBLASLt's autotuned choice) is not counted against the change (bench/eval/compare_summaries.py --interval).
+if [ -z "${PTXBENCH_BEFORE_BIN:-}" ] || [ ! -x "$PTXBENCH_BEFORE_BIN/ptxbench" ]; then
+  echo "SKIPPED: P3-verdicts needs PTXBENCH_BEFORE_BIN (the binaries of the commit before; bench/stage_binaries.sh there)"
+  bench_check "P3 verdicts: every example unchanged before -> after (needs PTXBENCH_BEFORE_BIN)" 1
+else
+  source "$ROOT/bench/lib/examples.sh"
+  for side in after before after2; do : > "$RESULTS/p3v_$side.list"; done
+  for task in "${EXAMPLE_TASKS[@]}"; do
+    mapfile -t files < <(examples_of "$task")
+    for side in after before after2; do
+      bin=$BIN
+      [ "$side" = before ] && bin=$PTXBENCH_BEFORE_BIN
+      timeout 240 "$bin/ptxbench" eval "${files[@]}" --task "$task" "${EXAMPLE_TIMEOUTS[@]}" \
+        --out "$RESULTS/p3v_${side}_$task.json" > "$RESULTS/p3v_${side}_$task.txt" 2>&1
+      echo "$task $side: exit $? (${#files[@]} examples) at ${SECONDS}s"
+      echo "$RESULTS/p3v_${side}_$task.json" >> "$RESULTS/p3v_$side.list"
+    done
+  done
+  for side in after before after2; do
+    python3 - "$RESULTS/p3v_$side.json" "$RESULTS/p3v_$side.list" <<'PY'
+import json, sys
+out = []
+for path in open(sys.argv[2]).read().split():
+    try:
+        d = json.load(open(path))
+    except (OSError, ValueError):
+        print(f"{path}: no verdicts"); continue
+    out += d if isinstance(d, list) else [d]
+json.dump(out, open(sys.argv[1], "w"), indent=1)
+PY
+    rm -f "$RESULTS/p3v_$side.list"
+  done
+  python3 bench/eval/compare_summaries.py "$RESULTS/p3v_before.json" "$RESULTS/p3v_after.json" --interval \
+    --control "$RESULTS/p3v_after2.json" | tee "$RESULTS/p3v_compare.txt"
+  bench_check "P3 verdicts: every example's status, target verdict, deciding stage unchanged; speedup inside the new interval or moved no more than the control" "${PIPESTATUS[0]}"
+fi
 fi
 
 if selected p6; then

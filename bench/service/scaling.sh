@@ -59,19 +59,11 @@ snapshot_service() {  # snapshot_service DIR SERVICE_DIR
     tail -n 20 "$log"
   done > "$1/harness_logs_tail.txt" 2>&1
 }
-# The same protocol for the solo evaluation and the service's workers (hang.cu's sanitizer limit sets the pace).
-TIMEOUTS=(--call-timeout 10 --sanitize-timeout 15)
-G=examples/gemm
-A=examples/attention
-declare -A TASK_OF=(
-  [$G/plain_tiled.cu]=gemm_n7168_k5120 [$G/wgmma.cu]=gemm_n7168_k5120 [$G/wgmma_tma_pipelined.cu]=gemm_n7168_k5120
-  [$G/wgmma_tma_pack.cu]=gemm_n7168_k5120 [$G/wgmma_dead_branch.cu]=gemm_n7168_k5120 [$G/wrong_result.cu]=gemm_n7168_k5120
-  [$G/out_of_bounds.cu]=gemm_n7168_k5120 [$G/hang.cu]=gemm_n7168_k5120 [$G/host_segfault.cu]=gemm_n7168_k5120
-  [$A/plain_fwd.cu]=mha_with_lse_d128 [$A/wgmma_fwd.cu]=mha_with_lse_d128
-  [$A/plain_fwd_causal.cu]=mha_with_lse_d128_causal [$A/wgmma_fwd_causal.cu]=mha_with_lse_d128_causal
-  [$A/plain_bwd.cu]=mha_bwd_d128 [$A/plain_bwd_causal.cu]=mha_bwd_d128_causal)
+# The examples, their tasks and the evaluation limits: the same for the solo evaluation and the service's workers.
+source "$ROOT/bench/lib/examples.sh"
+TIMEOUTS=("${EXAMPLE_TIMEOUTS[@]}")
 SPECS=()
-for f in "${!TASK_OF[@]}"; do SPECS+=("$f@${TASK_OF[$f]}"); done
+for f in "${!EXAMPLE_TASK[@]}"; do SPECS+=("$f@${EXAMPLE_TASK[$f]}"); done
 
 # The GPU's thermal state likely moves the speedup of a kernel that is not power-limited against
 # cuBLASLt's, which is (a hypothesis this warm-up tests, not yet a measurement): in session 10's H100
@@ -83,9 +75,9 @@ for f in "${!TASK_OF[@]}"; do SPECS+=("$f@${TASK_OF[$f]}"); done
 warmup_s=${PTXBENCH_SCALING_WARMUP_S:-20}
 [[ "$warmup_s" =~ ^[0-9]+$ ]] || { echo "scaling.sh: PTXBENCH_SCALING_WARMUP_S='$warmup_s' is not a number of seconds" >&2; exit 2; }
 if [ "$warmup_s" -gt 0 ]; then
-  echo "== warm-up: $G/wgmma_tma_pack.cu against cuBLASLt for ~${warmup_s} s (verdicts discarded)"
+  echo "== warm-up: examples/gemm/wgmma_tma_pack.cu against cuBLASLt for ~${warmup_s} s (verdicts discarded)"
   copies=()
-  for _ in $(seq $(( (warmup_s + 1) / 2 ))); do copies+=("$G/wgmma_tma_pack.cu"); done
+  for _ in $(seq $(( (warmup_s + 1) / 2 ))); do copies+=("examples/gemm/wgmma_tma_pack.cu"); done
   timeout $((warmup_s + 60)) "$BIN/ptxbench" eval "${copies[@]}" --task gemm_n7168_k5120 --no-sanitize --no-dynamic-check \
     --out "$work/warmup.json" > "$work/warmup.txt" 2>&1
   echo "warm-up: exit $? at ${SECONDS}s"
@@ -93,9 +85,8 @@ fi
 
 echo "== 0. solo: ptxbench eval per task, nothing else on the GPU"
 solo_files=()
-for task in gemm_n7168_k5120 mha_with_lse_d128 mha_with_lse_d128_causal mha_bwd_d128 mha_bwd_d128_causal; do
-  files=()
-  for f in "${!TASK_OF[@]}"; do [ "${TASK_OF[$f]}" = "$task" ] && files+=("$f"); done
+for task in "${EXAMPLE_TASKS[@]}"; do
+  mapfile -t files < <(examples_of "$task")
   timeout 240 "$BIN/ptxbench" eval "${files[@]}" --task "$task" "${TIMEOUTS[@]}" --out "$RESULTS/solo_$task.json" \
     > "$RESULTS/solo_$task.txt" 2>&1
   echo "$task: exit $? (${#files[@]} examples) at ${SECONDS}s"

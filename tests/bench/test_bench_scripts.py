@@ -283,5 +283,46 @@ class LeaseOccupancy(unittest.TestCase):
         self.assertIsNone(occ["gpu_exclusive_fraction"])
 
 
+class BeforeAfterSpeedups(unittest.TestCase):
+    """compare_summaries.py --interval (speed.sh P3-verdicts): the before speedup inside the new verdict's
+    95 % interval, or no further from it than the control (the same binaries again) moved."""
+
+    @classmethod
+    def setUpClass(cls):
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("compare_summaries",
+                                                      os.path.join(BENCH, "eval", "compare_summaries.py"))
+        cls.m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cls.m)
+
+    def check(self, before, after, control=None):
+        interval = {"low": after - 0.002, "high": after + 0.002}
+        return self.m.interval_check(before, after, interval, {"speedup": control} if control else None)
+
+    def test_inside_the_new_interval_passes(self):
+        problem, note = self.check(0.881, 0.880)
+        self.assertIsNone(problem)
+        self.assertIn("inside", note)
+
+    def test_outside_it_fails_unless_the_control_moved_as_far(self):
+        self.assertIsNotNone(self.check(0.8852, 0.8801)[0])                  # no control
+        self.assertIsNotNone(self.check(0.8852, 0.8801, control=0.8793)[0])  # the control moved 0.0008 only
+        problem, note = self.check(0.8852, 0.8801, control=0.8860)           # the control moved 0.0059
+        self.assertIsNone(problem)
+        self.assertIn("control", note)
+
+    def test_a_verdict_without_an_interval_is_a_difference_not_a_pass(self):
+        self.assertIsNotNone(self.m.interval_check(0.88, 0.88, None, None)[0])
+
+    def test_the_shared_example_list_names_files_that_exist(self):
+        r = subprocess.run([BASH, "-c", 'source bench/lib/examples.sh; for t in "${EXAMPLE_TASKS[@]}"; do examples_of "$t"; done'],
+                           capture_output=True, text=True, cwd=ROOT)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        files = r.stdout.split()
+        self.assertEqual(len(files), 15)
+        for f in files:
+            self.assertTrue(os.path.exists(os.path.join(ROOT, f)), f)
+
+
 if __name__ == "__main__":
     unittest.main()
