@@ -224,9 +224,10 @@ else
   for task in "${EXAMPLE_TASKS[@]}"; do
     mapfile -t files < <(examples_of "$task")
     for side in after before after2; do
-      bin=$BIN
-      [ "$side" = before ] && bin=$PTXBENCH_BEFORE_BIN
-      timeout 240 "$bin/ptxbench" eval "${files[@]}" --task "$task" "${EXAMPLE_TIMEOUTS[@]}" \
+      # Each build keeps its own build cache, as in P3 (the second "after" reuses the first's builds).
+      bin=$BIN cache=$work/cache-p3v-after
+      [ "$side" = before ] && bin=$PTXBENCH_BEFORE_BIN cache=$work/cache-p3v-before
+      PTXBENCH_CACHE=$cache timeout 240 "$bin/ptxbench" eval "${files[@]}" --task "$task" "${EXAMPLE_TIMEOUTS[@]}" \
         --out "$RESULTS/p3v_${side}_$task.json" > "$RESULTS/p3v_${side}_$task.txt" 2>&1
       echo "$task $side: exit $? (${#files[@]} examples) at ${SECONDS}s"
       echo "$RESULTS/p3v_${side}_$task.json" >> "$RESULTS/p3v_$side.list"
