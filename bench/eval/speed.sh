@@ -220,7 +220,6 @@ if [ -z "${PTXBENCH_BEFORE_BIN:-}" ] || [ ! -x "$PTXBENCH_BEFORE_BIN/ptxbench" ]
   bench_check "P3 verdicts: every example unchanged before -> after (needs PTXBENCH_BEFORE_BIN)" 1
 else
   source "$ROOT/bench/lib/examples.sh"
-  for side in after before after2; do : > "$RESULTS/p3v_$side.list"; done
   for task in "${EXAMPLE_TASKS[@]}"; do
     mapfile -t files < <(examples_of "$task")
     for side in after before after2; do
@@ -230,22 +229,12 @@ else
       PTXBENCH_CACHE=$cache timeout 240 "$bin/ptxbench" eval "${files[@]}" --task "$task" "${EXAMPLE_TIMEOUTS[@]}" \
         --out "$RESULTS/p3v_${side}_$task.json" > "$RESULTS/p3v_${side}_$task.txt" 2>&1
       echo "$task $side: exit $? (${#files[@]} examples) at ${SECONDS}s"
-      echo "$RESULTS/p3v_${side}_$task.json" >> "$RESULTS/p3v_$side.list"
     done
   done
   for side in after before after2; do
-    python3 - "$RESULTS/p3v_$side.json" "$RESULTS/p3v_$side.list" <<'PY'
-import json, sys
-out = []
-for path in open(sys.argv[2]).read().split():
-    try:
-        d = json.load(open(path))
-    except (OSError, ValueError):
-        print(f"{path}: no verdicts"); continue
-    out += d if isinstance(d, list) else [d]
-json.dump(out, open(sys.argv[1], "w"), indent=1)
-PY
-    rm -f "$RESULTS/p3v_$side.list"
+    parts=()
+    for task in "${EXAMPLE_TASKS[@]}"; do parts+=("$RESULTS/p3v_${side}_$task.json"); done
+    echo "$side: $(python3 bench/lib/merge_verdicts.py "$RESULTS/p3v_$side.json" "${parts[@]}")"
   done
   python3 bench/eval/compare_summaries.py "$RESULTS/p3v_before.json" "$RESULTS/p3v_after.json" --interval \
     --control "$RESULTS/p3v_after2.json" | tee "$RESULTS/p3v_compare.txt"

@@ -92,18 +92,7 @@ for task in "${EXAMPLE_TASKS[@]}"; do
   echo "$task: exit $? (${#files[@]} examples) at ${SECONDS}s"
   solo_files+=("$RESULTS/solo_$task.json")
 done
-python3 - "$RESULTS/solo.json" "${solo_files[@]}" <<'PY'
-import json, sys
-out = []
-for path in sys.argv[2:]:
-    try:
-        d = json.load(open(path))
-    except (OSError, ValueError):
-        continue
-    out += d if isinstance(d, list) else [d]
-json.dump(out, open(sys.argv[1], "w"), indent=1)
-print(f"solo: {len(out)} verdicts")
-PY
+echo "solo: $(python3 bench/lib/merge_verdicts.py "$RESULTS/solo.json" "${solo_files[@]}")"
 
 for n in "${WORKERS[@]}"; do
   echo "== 1. ptxbench serve with $n GPU worker(s) on this GPU"

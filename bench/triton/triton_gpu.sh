@@ -205,17 +205,7 @@ service_job() {
   echo "   upstream-format client: exit $? at $((SECONDS - START))s"
   while { [ ! -e "$RESULTS/examples/ex_full_gemm.done" ] || [ ! -e "$RESULTS/examples/ex_full_attention.done" ]; } &&
         [ "$SECONDS" -lt "$((DEADLINE + 60))" ]; do sleep 2; done
-  python3 - "$R/direct.json" "$RESULTS/examples/ex_full_gemm.json" "$RESULTS/examples/ex_full_attention.json" <<'PY'
-import json, sys
-merged = []
-for path in sys.argv[2:]:
-    try:
-        d = json.load(open(path))
-    except (OSError, ValueError):
-        continue
-    merged += d if isinstance(d, list) else [d]
-json.dump(merged, open(sys.argv[1], "w"), indent=1)
-PY
+  python3 "$ROOT/bench/lib/merge_verdicts.py" "$R/direct.json" "$RESULTS/examples/ex_full_gemm.json" "$RESULTS/examples/ex_full_attention.json"
   timeout 20 python3 "$SERVICE_CHECK" compare --out "$R" --direct "$R/direct.json" upstream="$R/upstream_client.json" \
     > "$R/compare.txt" 2>&1
   echo "   service against direct: exit $? at $((SECONDS - START))s"

@@ -5,6 +5,7 @@ it parses (`bash -n`, python compiles), it is listed in bench/README.md, it name
 script goes through bench_gpu; and the GPU occupancy the service checks compute from lease holds."""
 
 import glob
+import json
 import os
 import re
 import shutil
@@ -35,6 +36,15 @@ def bench_files(ext):
             continue
         out.append(rel)
     return sorted(out)
+
+
+def bench_module(rel):
+    """A Python helper under bench/ imported as a module, for testing its functions."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(rel))[0], os.path.join(BENCH, rel))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class FakeGpu:
@@ -253,11 +263,7 @@ class LeaseOccupancy(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        import importlib.util
-        spec = importlib.util.spec_from_file_location("service_gpu_check",
-                                                      os.path.join(BENCH, "service", "service_gpu_check.py"))
-        cls.m = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(cls.m)
+        cls.m = bench_module("service/service_gpu_check.py")
 
     @staticmethod
     def response(*holds):
@@ -289,11 +295,7 @@ class BeforeAfterSpeedups(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        import importlib.util
-        spec = importlib.util.spec_from_file_location("compare_summaries",
-                                                      os.path.join(BENCH, "eval", "compare_summaries.py"))
-        cls.m = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(cls.m)
+        cls.m = bench_module("eval/compare_summaries.py")
 
     def check(self, before, after, control=None):
         interval = {"low": after - 0.002, "high": after + 0.002}
@@ -313,6 +315,24 @@ class BeforeAfterSpeedups(unittest.TestCase):
 
     def test_a_verdict_without_an_interval_is_a_difference_not_a_pass(self):
         self.assertIsNotNone(self.m.interval_check(0.88, 0.88, None, None)[0])
+
+    def test_merged_verdicts_keep_every_readable_file_and_name_the_rest(self):
+        tmp = tempfile.mkdtemp()
+        try:
+            a, b, out = (os.path.join(tmp, n) for n in ("a.json", "b.json", "out.json"))
+            with open(a, "w") as f:
+                f.write('[{"file": "x.cu"}, {"file": "y.cu"}]')
+            with open(b, "w") as f:
+                f.write('{"file": "z.cu"}')
+            r = subprocess.run([PYTHON, os.path.join(BENCH, "lib", "merge_verdicts.py"), out, a, os.path.join(tmp, "gone.json"), b],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("3 verdicts from 2 files", r.stdout)
+            self.assertIn("gone.json", r.stderr)
+            with open(out) as f:
+                self.assertEqual([v["file"] for v in json.load(f)], ["x.cu", "y.cu", "z.cu"])
+        finally:
+            shutil.rmtree(tmp)
 
     def test_the_shared_example_list_names_files_that_exist(self):
         r = subprocess.run([BASH, "-c", 'source bench/lib/examples.sh; for t in "${EXAMPLE_TASKS[@]}"; do examples_of "$t"; done'],
