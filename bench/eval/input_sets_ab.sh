@@ -8,10 +8,12 @@
 # at 8 sets, the configurations interleaved over several rounds in one run:
 #   before3 before8 [mid8 mid3] after8 after3, before3 before8 ..., ...
 # and separates the set count's effect (same build) from each build step's (same set count), each
-# against the rounds' own spread. Needs $PTXBENCH_BEFORE_BIN (bench/stage_binaries.sh at the commit
-# before); $PTXBENCH_MID_BIN, when set, adds a build between them (df6b17f: the speed work and 8
-# sets, one reference output buffer), which splits the build's effect in two.
-#   PTXBENCH_BEFORE_BIN=... [PTXBENCH_MID_BIN=...] bench/eval/input_sets_ab.sh   # ~4-5 minutes; PTXBENCH_AB_ROUNDS (default 3)
+# against the rounds' own spread. Needs $PTXBENCH_BEFORE_BIN (bench/stage_commit_binaries.sh of the commit
+# before); $PTXBENCH_MID_BIN, when set, adds builds between them, in order, separated by ':' (named
+# mid1, mid2, ...; e.g. df6b17f: the speed work and 8 sets, one reference output buffer), which
+# splits the build's effect into steps. PTXBENCH_AB_SETS (default "3 8", single digits) picks the set
+# counts, PTXBENCH_AB_ROUNDS (default 3) the rounds.
+#   PTXBENCH_BEFORE_BIN=... [PTXBENCH_MID_BIN=...] bench/eval/input_sets_ab.sh   # ~4-5 minutes with one middle build
 # Results: bench/results/<gpu>/input-sets-ab/ (one verdict list per configuration and round,
 # ab_summary.json, ab_summary.txt), $OUT/input-sets-ab.tar.gz when OUT is set.
 set -uo pipefail
@@ -21,22 +23,33 @@ cd "$ROOT" || exit 2
 work=$(mktemp -d /tmp/ptxbench-sets-ab-XXXXXX)
 bench_cleanup() { rm -rf "$work"; }
 if [ -z "${PTXBENCH_BEFORE_BIN:-}" ] || [ ! -x "$PTXBENCH_BEFORE_BIN/ptxbench" ]; then
-  echo "input_sets_ab.sh needs PTXBENCH_BEFORE_BIN (the binaries of the commit before; bench/stage_binaries.sh there)"
+  echo "input_sets_ab.sh needs PTXBENCH_BEFORE_BIN (the binaries of the commit before: bench/stage_commit_binaries.sh)"
   bench_check "input sets A/B ran (needs PTXBENCH_BEFORE_BIN)" 1
   bench_done
 fi
 declare -A build_bin=([before]=$PTXBENCH_BEFORE_BIN [after]=$BIN)
 builds=(before after)
 if [ -n "${PTXBENCH_MID_BIN:-}" ]; then
-  [ -x "$PTXBENCH_MID_BIN/ptxbench" ] || { echo "PTXBENCH_MID_BIN has no ptxbench: $PTXBENCH_MID_BIN" >&2; exit 2; }
-  build_bin[mid]=$PTXBENCH_MID_BIN
-  builds=(before mid after)
+  IFS=: read -ra mids <<< "$PTXBENCH_MID_BIN"
+  builds=(before)
+  for i in "${!mids[@]}"; do
+    [ -x "${mids[$i]}/ptxbench" ] || { echo "PTXBENCH_MID_BIN: no ptxbench in '${mids[$i]}'" >&2; exit 2; }
+    build_bin[mid$((i + 1))]=${mids[$i]}
+    builds+=("mid$((i + 1))")
+  done
+  builds+=(after)
 fi
 for b in "${builds[@]}"; do echo "# $b: $("${build_bin[$b]}/ptxbench" --version 2>/dev/null | head -1)"; done
-# Within a round the set counts alternate 3 8 8 3 ..., so neither count always runs first.
+read -ra set_counts <<< "${PTXBENCH_AB_SETS:-3 8}"
+for n in "${set_counts[@]}"; do
+  case "$n" in [1-9]) ;; *) echo "PTXBENCH_AB_SETS: set counts are single digits 1-9, got '$n'" >&2; exit 2 ;; esac
+done
+# Within a round the set counts alternate (3 8, 8 3, ...), so no count always runs first.
 configs=()
 for i in "${!builds[@]}"; do
-  if [ $((i % 2)) -eq 0 ]; then configs+=("${builds[$i]}3" "${builds[$i]}8"); else configs+=("${builds[$i]}8" "${builds[$i]}3"); fi
+  order=("${set_counts[@]}")
+  if [ $((i % 2)) -eq 1 ]; then order=(); for ((j = ${#set_counts[@]} - 1; j >= 0; j--)); do order+=("${set_counts[$j]}"); done; fi
+  for n in "${order[@]}"; do configs+=("${builds[$i]}$n"); done
 done
 rounds=${PTXBENCH_AB_ROUNDS:-3}
 case "$rounds" in '' | *[!0-9]* | 0) echo "PTXBENCH_AB_ROUNDS must be a positive integer, got '$rounds'" >&2; exit 2 ;; esac
@@ -52,10 +65,10 @@ for round in $(seq "$rounds"); do
     echo "round $round $config: exit $? at ${SECONDS}s"
   done
 done
-python3 - "$RESULTS" "$rounds" "${builds[@]}" <<'PY'
+python3 - "$RESULTS" "$rounds" "${set_counts[*]}" "${builds[@]}" <<'PY'
 import json, statistics, sys
-results, rounds, builds = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-configs = [b + n for b in builds for n in "38"]
+results, rounds, set_counts, builds = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4:]
+configs = [b + n for b in builds for n in set_counts]
 rows = {}  # file -> config -> list of (speedup, candidate ms, reference ms, interval half-width)
 for c in configs:
     for r in range(1, rounds + 1):
@@ -96,14 +109,14 @@ for f, by in rows.items():
                      + " ".join(f"{x:.4f}" for x in s))
 lines.append("")
 lines.append("effects in % of the first's mean speedup (candidate, reference: % change of their median times):")
-effects = {f"sets ({b}: 3 -> 8)": (b + "3", b + "8") for b in builds}
+effects = {f"sets ({b}: {m} -> {n})": (b + m, b + n) for b in builds for m, n in zip(set_counts, set_counts[1:])}
 for a, b in zip(builds, builds[1:]):
-    for n in "38":
+    for n in set_counts:
         effects[f"build ({n} sets: {a} -> {b})"] = (a + n, b + n)
 if len(builds) > 2:
-    for n in "38":
+    for n in set_counts:
         effects[f"build ({n} sets: before -> after)"] = ("before" + n, "after" + n)
-effects["both (before at 3 -> after at 8)"] = ("before3", "after8")
+effects["both (before at 3 -> after at 8)"] = ("before3", "after8")  # P3's defaults; skipped without both
 for f, by in summary.items():
     for label, (a, b) in effects.items():
         if a not in by or b not in by:

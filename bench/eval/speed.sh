@@ -13,7 +13,7 @@
 #      reference's median moved 0.5–0.9 % from one process to the next on the H100, each process steady
 #      within itself) comes from where the few input buffers landed in memory;
 #   P3 cost: a cached `ptxbench eval` of the pipelined GEMM, per stage, with the binaries of this
-#      checkout and — when $PTXBENCH_BEFORE_BIN holds an older build (bench/stage_binaries.sh of the
+#      checkout and — when $PTXBENCH_BEFORE_BIN holds an older build (bench/stage_commit_binaries.sh of the
 #      commit before) — with those, in the same run on the same GPU: exclusive GPU time ≤ 3 s and wall
 #      ≤ 4 s for the new one;
 #   P3-verdicts: every GEMM and attention example evaluated with both builds (after, before, after
@@ -216,7 +216,7 @@ echo "== P3-verdicts. every GEMM and attention example, before and after, same G
 # "before" run in time, so a speedup that moved no further than the control did (GPU temperature,
 # cuBLASLt's autotuned choice) is not counted against the change (bench/eval/compare_summaries.py --interval).
 if [ -z "${PTXBENCH_BEFORE_BIN:-}" ] || [ ! -x "$PTXBENCH_BEFORE_BIN/ptxbench" ]; then
-  echo "SKIPPED: P3-verdicts needs PTXBENCH_BEFORE_BIN (the binaries of the commit before; bench/stage_binaries.sh there)"
+  echo "SKIPPED: P3-verdicts needs PTXBENCH_BEFORE_BIN (the binaries of the commit before: bench/stage_commit_binaries.sh)"
   bench_check "P3 verdicts: every example unchanged before -> after (needs PTXBENCH_BEFORE_BIN)" 1
 else
   source "$ROOT/bench/lib/examples.sh"

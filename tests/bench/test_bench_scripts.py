@@ -334,6 +334,31 @@ class BeforeAfterSpeedups(unittest.TestCase):
         finally:
             shutil.rmtree(tmp)
 
+    def test_pooled_input_set_runs_average_each_effect_over_the_runs(self):
+        tmp = tempfile.mkdtemp()
+        try:
+            dirs = []
+            for name, d in (("gpu-a", -0.4), ("gpu-b", -0.2)):
+                os.makedirs(os.path.join(tmp, name))
+                dirs.append(os.path.join(tmp, name))
+                effect = {"speedup_pct": d, "noise_se_pct": 0.1, "candidate_pct": 0.0, "reference_pct": d}
+                with open(os.path.join(tmp, name, "ab_summary.json"), "w") as f:
+                    json.dump({"rounds": 3, "examples": {"k.cu": {"effects": {"build (3 sets: before -> after)": effect}}}}, f)
+            out = os.path.join(tmp, "pooled.json")
+            r = subprocess.run([PYTHON, os.path.join(BENCH, "eval", "pool_input_sets_ab.py"), *dirs, "--out", out],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                row = json.load(f)["examples"]["k.cu"]["build (3 sets: before -> after)"]
+            self.assertAlmostEqual(row["speedup_pct_mean"], -0.3)
+            self.assertEqual((row["speedup_pct_min"], row["speedup_pct_max"], row["runs"]), (-0.4, -0.2, 2))
+            r = subprocess.run([PYTHON, os.path.join(BENCH, "eval", "pool_input_sets_ab.py"), os.path.join(tmp, "none")],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("cannot read", r.stderr)
+        finally:
+            shutil.rmtree(tmp)
+
     def test_the_shared_example_list_names_files_that_exist(self):
         r = subprocess.run([BASH, "-c", 'source bench/lib/examples.sh; for t in "${EXAMPLE_TASKS[@]}"; do examples_of "$t"; done'],
                            capture_output=True, text=True, cwd=ROOT)
