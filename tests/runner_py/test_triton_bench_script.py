@@ -100,7 +100,7 @@ class TritonBenchScriptTest(unittest.TestCase):
     def test_a_hanging_chunk_is_killed_and_the_rest_is_skipped_loudly_but_kept(self):
         # One lane: the agent runs first, then ex_quick_a hangs until the budget is gone; what follows
         # is skipped, its cases FAIL as not evaluated, and the results so far are checked and packed.
-        r = self.run_parts("examples", "agent", STUB_HANG="fail_exception.py", BUDGET_S="20", MIN_CHUNK_S="4",
+        r = self.run_parts("examples", "agent", STUB_HANG="fail_exception.py", BUDGET_S="10", MIN_CHUNK_S="4",
                            LANES="1")
         cases = self.cases()
         self.assertIn(cases["ex_quick_a"][2], ("124", "137"), r.stdout[-3000:])
