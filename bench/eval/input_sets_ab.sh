@@ -70,17 +70,20 @@ import json, statistics, sys
 results, rounds, set_counts, builds = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4:]
 configs = [b + n for b in builds for n in set_counts]
 rows = {}  # file -> config -> list of (speedup, candidate ms, reference ms, interval half-width)
+problems = 0  # a round without verdicts, a verdict without a speedup: the check fails, the rest is still summarised
 for c in configs:
     for r in range(1, rounds + 1):
         try:
             verdicts = json.load(open(f"{results}/{c}_r{r}.json"))
         except (OSError, ValueError) as e:
             print(f"{c} round {r}: no verdicts ({e})")
+            problems += 1
             continue
         for v in verdicts:
             t = v.get("timing") or {}
             if v.get("status") != "PASSED" or "speedup" not in t:
                 print(f"{c} round {r}: {v.get('file')} {v.get('status')} (no speedup)")
+                problems += 1
                 continue
             if t.get("input_sets") != int(c[-1]):
                 print(f"{c} round {r}: {v['file']} ran with {t.get('input_sets')} input sets")
@@ -132,7 +135,7 @@ for f, by in summary.items():
 json.dump({"rounds": rounds, "examples": summary}, open(f"{results}/ab_summary.json", "w"), indent=1)
 open(f"{results}/ab_summary.txt", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
-sys.exit(0 if ok and summary else 1)
+sys.exit(0 if ok and summary and not problems else 1)
 PY
 bench_check "input sets A/B: every configuration gave every example a speedup in every round" $?
 bench_done
