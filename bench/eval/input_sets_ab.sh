@@ -15,7 +15,7 @@
 # counts, PTXBENCH_AB_ROUNDS (default 3) the rounds.
 #   PTXBENCH_BEFORE_BIN=... [PTXBENCH_MID_BIN=...] bench/eval/input_sets_ab.sh   # ~4-5 minutes with one middle build
 # Results: bench/results/<gpu>/input-sets-ab/ (one verdict list per configuration and round,
-# ab_summary.json, ab_summary.txt), $OUT/input-sets-ab.tar.gz when OUT is set.
+# ab_summary.json, ab_summary.txt: bench/eval/summarize_input_sets_ab.py, which also re-summarises a committed folder), $OUT/input-sets-ab.tar.gz when OUT is set.
 set -uo pipefail
 source "$(dirname "$0")/../lib/env.sh"
 bench_gpu input-sets-ab
@@ -65,77 +65,6 @@ for round in $(seq "$rounds"); do
     echo "round $round $config: exit $? at ${SECONDS}s"
   done
 done
-python3 - "$RESULTS" "$rounds" "${set_counts[*]}" "${builds[@]}" <<'PY'
-import json, statistics, sys
-results, rounds, set_counts, builds = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4:]
-configs = [b + n for b in builds for n in set_counts]
-rows = {}  # file -> config -> list of (speedup, candidate ms, reference ms, interval half-width)
-problems = 0  # a round without verdicts, a verdict without a speedup: the check fails, the rest is still summarised
-for c in configs:
-    for r in range(1, rounds + 1):
-        try:
-            verdicts = json.load(open(f"{results}/{c}_r{r}.json"))
-        except (OSError, ValueError) as e:
-            print(f"{c} round {r}: no verdicts ({e})")
-            problems += 1
-            continue
-        for v in verdicts:
-            t = v.get("timing") or {}
-            if v.get("status") != "PASSED" or "speedup" not in t:
-                print(f"{c} round {r}: {v.get('file')} {v.get('status')} (no speedup)")
-                problems += 1
-                continue
-            if t.get("input_sets") != int(c[-1]):
-                print(f"{c} round {r}: {v['file']} ran with {t.get('input_sets')} input sets")
-            ci = t.get("speedup_ci") or {}
-            rows.setdefault(v["file"], {}).setdefault(c, []).append(
-                (t["speedup"], t["candidate"]["median_ms"], t["reference"]["median_ms"],
-                 ci.get("half_width") or (t["speedup_p90"] - t["speedup_p10"]) / 2))
-def mean(xs): return statistics.fmean(xs)
-def sd(xs): return statistics.stdev(xs) if len(xs) > 1 else float("nan")
-summary, lines, ok = {}, [], True
-lines.append(f"{'example':28s} {'config':8s} {'speedup mean':>12s} {'sd':>7s} {'cand ms':>8s} {'ref ms':>8s}  rounds")
-for f, by in rows.items():
-    name = f.split("/")[-1]
-    summary[name] = {}
-    for c in configs:
-        xs = by.get(c, [])
-        if not xs:
-            ok = False
-            continue
-        s = [x[0] for x in xs]
-        summary[name][c] = {"speedups": s, "mean": mean(s), "sd": sd(s),
-                            "candidate_ms": mean([x[1] for x in xs]), "reference_ms": mean([x[2] for x in xs]),
-                            "mean_interval_half_width": mean([x[3] for x in xs])}
-        m = summary[name][c]
-        lines.append(f"{name:28s} {c:8s} {m['mean']:12.4f} {m['sd']:7.4f} {m['candidate_ms']:8.5f} {m['reference_ms']:8.5f}  "
-                     + " ".join(f"{x:.4f}" for x in s))
-lines.append("")
-lines.append("effects in % of the first's mean speedup (candidate, reference: % change of their median times):")
-effects = {f"sets ({b}: {m} -> {n})": (b + m, b + n) for b in builds for m, n in zip(set_counts, set_counts[1:])}
-for a, b in zip(builds, builds[1:]):
-    for n in set_counts:
-        effects[f"build ({n} sets: {a} -> {b})"] = (a + n, b + n)
-if len(builds) > 2:
-    for n in set_counts:
-        effects[f"build ({n} sets: before -> after)"] = ("before" + n, "after" + n)
-effects["both (before at 3 -> after at 8)"] = ("before3", "after8")  # P3's defaults; skipped without both
-for f, by in summary.items():
-    for label, (a, b) in effects.items():
-        if a not in by or b not in by:
-            continue
-        A, B = by[a], by[b]
-        d = 100 * (B["mean"] - A["mean"]) / A["mean"]
-        # the noise of a difference of two round means: each round mean's standard error, combined
-        se = 100 * ((A["sd"] ** 2 + B["sd"] ** 2) / rounds) ** 0.5 / A["mean"]
-        dc = 100 * (B["candidate_ms"] - A["candidate_ms"]) / A["candidate_ms"]
-        dr = 100 * (B["reference_ms"] - A["reference_ms"]) / A["reference_ms"]
-        by.setdefault("effects", {})[label] = {"speedup_pct": d, "noise_se_pct": se, "candidate_pct": dc, "reference_pct": dr}
-        lines.append(f"{f:28s} {label:34s} speedup {d:+6.2f} % (se {se:4.2f})  candidate {dc:+6.2f} %  reference {dr:+6.2f} %")
-json.dump({"rounds": rounds, "examples": summary}, open(f"{results}/ab_summary.json", "w"), indent=1)
-open(f"{results}/ab_summary.txt", "w").write("\n".join(lines) + "\n")
-print("\n".join(lines))
-sys.exit(0 if ok and summary and not problems else 1)
-PY
+python3 bench/eval/summarize_input_sets_ab.py "$RESULTS" "$rounds" "${set_counts[*]}" "${builds[@]}"
 bench_check "input sets A/B: every configuration gave every example a speedup in every round" $?
 bench_done

@@ -35,8 +35,8 @@ def main():
             for effect, e in by.get("effects", {}).items():
                 pooled.setdefault(example, {}).setdefault(effect, []).append(dict(e, run=name, rounds=run["rounds"]))
     lines = [f"{len(runs)} runs: " + ", ".join(f"{n} ({r['rounds']} rounds)" for n, r in runs),
-             "effect on the speedup in % (mean over the runs, then each run's); reference and candidate: "
-             "% change of their median times, mean over the runs", ""]
+             "effect on the speedup in % (mean over the runs, then each run's); reference, candidate and the "
+             "reference's kernels alone (busy): % change of their median times, mean over the runs", ""]
     out = {"runs": [n for n, _ in runs], "examples": {}}
     for example, effects in pooled.items():
         for effect, es in effects.items():
@@ -45,11 +45,15 @@ def main():
                    "speedup_pct_max": max(s),
                    "reference_pct_mean": statistics.fmean(e["reference_pct"] for e in es),
                    "candidate_pct_mean": statistics.fmean(e["candidate_pct"] for e in es),
+                   # the reference's kernels alone (summaries from before this field have none)
+                   "reference_busy_pct_mean": statistics.fmean(b) if (b := [e["reference_busy_pct"] for e in es
+                                                                           if e.get("reference_busy_pct") is not None]) else None,
                    "per_run": es}
             out["examples"].setdefault(example, {})[effect] = row
             lines.append(f"{example:24s} {effect:34s} speedup {row['speedup_pct_mean']:+6.2f} % "
                          f"[{' '.join(f'{x:+.2f}' for x in s)}]  reference {row['reference_pct_mean']:+6.2f} %  "
-                         f"candidate {row['candidate_pct_mean']:+6.2f} %")
+                         f"candidate {row['candidate_pct_mean']:+6.2f} %"
+                         + (f"  reference busy {row['reference_busy_pct_mean']:+6.2f} %" if row["reference_busy_pct_mean"] is not None else ""))
         lines.append("")
     if a.out:
         json.dump(out, open(a.out, "w"), indent=1)
