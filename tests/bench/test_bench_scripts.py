@@ -359,6 +359,37 @@ class BeforeAfterSpeedups(unittest.TestCase):
         finally:
             shutil.rmtree(tmp)
 
+    def test_an_input_set_run_is_summarised_per_build_step_from_gzipped_verdicts(self):
+        import gzip
+        tmp = tempfile.mkdtemp()
+        try:
+            def verdict(speedup, ref_ms, busy, between):
+                return {"file": "examples/gemm/k.cu", "status": "PASSED",
+                        "timing": {"speedup": speedup, "input_sets": 3, "candidate": {"median_ms": ref_ms / speedup},
+                                   "reference": {"median_ms": ref_ms}, "speedup_ci": {"half_width": 0.001}},
+                        "stages": [{"stage": "timing", "details": {"reference_busy_ms": [busy, busy],
+                                                                    "pair_phase_median_ms": {"audit_and_hygiene": between, "pair": 7.0}}}]}
+            for r, (b, a) in enumerate([(0.890, 0.886), (0.888, 0.884)], start=1):
+                with gzip.open(os.path.join(tmp, f"before3_r{r}.json.gz"), "wt") as f:
+                    json.dump([verdict(b, 0.750, 0.740, 1.5)], f)
+                with open(os.path.join(tmp, f"after3_r{r}.json"), "w") as f:
+                    json.dump([verdict(a, 0.747, 0.738, 0.3)], f)
+            script = os.path.join(BENCH, "eval", "summarize_input_sets_ab.py")
+            r = subprocess.run([PYTHON, script, tmp, "2", "3", "before", "after"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(os.path.join(tmp, "ab_summary.json")) as f:
+                k = json.load(f)["examples"]["k.cu"]
+            effect = k["effects"]["build (3 sets: before -> after)"]
+            self.assertAlmostEqual(effect["speedup_pct"], 100 * (0.885 - 0.889) / 0.889)
+            self.assertAlmostEqual(effect["reference_busy_pct"], 100 * (0.738 - 0.740) / 0.740)
+            self.assertAlmostEqual(k["before3"]["between_calls_ms"], 1.5)
+            os.remove(os.path.join(tmp, "after3_r2.json"))  # a round without verdicts fails the check
+            r = subprocess.run([PYTHON, script, tmp, "2", "3", "before", "after"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("after3 round 2: no verdicts", r.stdout)
+        finally:
+            shutil.rmtree(tmp)
+
     def test_the_shared_example_list_names_files_that_exist(self):
         r = subprocess.run([BASH, "-c", 'source bench/lib/examples.sh; for t in "${EXAMPLE_TASKS[@]}"; do examples_of "$t"; done'],
                            capture_output=True, text=True, cwd=ROOT)
