@@ -50,7 +50,7 @@ def main():
                                                                            if e.get("reference_busy_pct") is not None]) else None,
                    "per_run": es}
             out["examples"].setdefault(example, {})[effect] = row
-            lines.append(f"{example:24s} {effect:34s} speedup {row['speedup_pct_mean']:+6.2f} % "
+            lines.append(f"{example:24s} {effect:52s} speedup {row['speedup_pct_mean']:+6.2f} % "
                          f"[{' '.join(f'{x:+.2f}' for x in s)}]  reference {row['reference_pct_mean']:+6.2f} %  "
                          f"candidate {row['candidate_pct_mean']:+6.2f} %"
                          + (f"  reference busy {row['reference_busy_pct_mean']:+6.2f} %" if row["reference_busy_pct_mean"] is not None else ""))

@@ -6,7 +6,8 @@ reference's median GPU-busy time (its kernels' own durations, without the gaps b
 median host-side phases of a timed pair (how long the harness spent between the candidate's call and
 the reference's, and on the whole pair); then each effect — the set count within a build, each build
 step at equal set counts — in % of the first configuration, with the noise of a difference of two
-round means.
+round means. Effects name each build's commit (from its verdicts), so that runs whose middle builds
+differ pool only what they share (bench/eval/pool_input_sets_ab.py).
 
   summarize_input_sets_ab.py RESULTS ROUNDS "SET COUNTS" BUILD... > ab_summary.txt   (also writes RESULTS/ab_summary.{json,txt})
 
@@ -52,6 +53,7 @@ def main():
     results, rounds, set_counts, builds = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4:]
     configs = [b + n for b in builds for n in set_counts]
     rows = {}  # file -> config -> list of per-round records
+    commits = {}  # build -> the short commit its verdicts name (effects are labelled with it, so pooled runs match by commit)
     problems = 0  # a round without verdicts, a verdict without a speedup: the check fails, the rest is still summarised
     for c in configs:
         for r in range(1, rounds + 1):
@@ -69,6 +71,9 @@ def main():
                     continue
                 if t.get("input_sets") != int(c[-1]):
                     print(f"{c} round {r}: {v['file']} ran with {t.get('input_sets')} input sets")
+                commit = ((v.get("environment") or {}).get("ptxbench") or {}).get("git_commit")
+                if commit:
+                    commits.setdefault(c[:-1], commit[:7])
                 details = next((s.get("details") or {} for s in v.get("stages", []) if s.get("stage") == "timing"), {})
                 phases = details.get("pair_phase_median_ms") or {}
                 rows.setdefault(v["file"], {}).setdefault(c, []).append({
@@ -100,14 +105,17 @@ def main():
                          + " ".join(f"{x:.4f}" for x in s))
     lines.append("")
     lines.append("effects in % of the first's mean speedup (candidate, reference, reference busy: % change of their median times):")
-    effects = {f"sets ({b}: {m} -> {n})": (b + m, b + n) for b in builds for m, n in zip(set_counts, set_counts[1:])}
+    def named(b):
+        return f"{b} {commits[b]}" if b in commits else b
+    effects = {f"sets ({named(b)}: {m} -> {n})": (b + m, b + n) for b in builds for m, n in zip(set_counts, set_counts[1:])}
     for a, b in zip(builds, builds[1:]):
         for n in set_counts:
-            effects[f"build ({n} sets: {a} -> {b})"] = (a + n, b + n)
+            effects[f"build ({n} sets: {named(a)} -> {named(b)})"] = (a + n, b + n)
     if len(builds) > 2:
         for n in set_counts:
-            effects[f"build ({n} sets: before -> after)"] = ("before" + n, "after" + n)
-    effects["both (before at 3 -> after at 8)"] = ("before3", "after8")  # P3's defaults; skipped without both
+            effects[f"build ({n} sets: {named('before')} -> {named('after')})"] = ("before" + n, "after" + n)
+    # P3's defaults; skipped without both
+    effects[f"both ({named('before')} at 3 -> {named('after')} at 8)"] = ("before3", "after8")
     for f, by in summary.items():
         for label, (a, b) in effects.items():
             if a not in by or b not in by:
@@ -121,10 +129,11 @@ def main():
                  "reference_busy_pct": pct(A["reference_busy_ms"], B["reference_busy_ms"])}
             by.setdefault("effects", {})[label] = e
             busy = f"{e['reference_busy_pct']:+6.2f} %" if e["reference_busy_pct"] is not None else "     -  "
-            lines.append(f"{f:28s} {label:34s} speedup {d:+6.2f} % (se {se:4.2f})  candidate {e['candidate_pct']:+6.2f} %  "
+            lines.append(f"{f:28s} {label:52s} speedup {d:+6.2f} % (se {se:4.2f})  candidate {e['candidate_pct']:+6.2f} %  "
                          f"reference {e['reference_pct']:+6.2f} %  busy {busy}")
     with open(f"{results}/ab_summary.json", "w") as out:
-        json.dump({"rounds": rounds, "set_counts": set_counts, "builds": builds, "examples": summary}, out, indent=1)
+        json.dump({"rounds": rounds, "set_counts": set_counts, "builds": builds, "commits": commits, "examples": summary},
+                  out, indent=1)
     with open(f"{results}/ab_summary.txt", "w") as out:
         out.write("\n".join(lines) + "\n")
     print("\n".join(lines))
