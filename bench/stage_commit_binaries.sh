@@ -14,7 +14,10 @@ commit=$(git rev-parse --verify --quiet "$1^{commit}") || { echo "stage_commit_b
 case "$2" in '' | *[!A-Za-z0-9_-]* | bin) echo "stage_commit_binaries.sh: NAME is letters, digits, _ or - (not 'bin'), got '$2'" >&2; exit 2 ;; esac
 short=$(git rev-parse --short "$commit")
 tree=/tmp/ptxbench-stage-$short
-[ -d "$tree" ] || git worktree add --detach "$tree" "$commit" > /dev/null
+if [ ! -d "$tree" ]; then
+  git worktree prune  # a worktree whose folder /tmp lost would block adding it again
+  git worktree add --detach "$tree" "$commit" > /dev/null
+fi
 [ -f "$tree/build/build.ninja" ] || cmake -S "$tree" -B "$tree/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXBENCH_BUILD_TESTS=OFF > /dev/null
 cmake --build "$tree/build" -j "$(nproc)" --target ptxbench ptxbench-harness ptxbench-runner
 stage=$(mktemp -d)
