@@ -16,6 +16,12 @@ import statistics
 import sys
 
 
+def mean_of_present(values):
+    """The mean of the values that are not None, or None when none is."""
+    present = [v for v in values if v is not None]
+    return statistics.fmean(present) if present else None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dirs", nargs="+")
@@ -46,8 +52,7 @@ def main():
                    "reference_pct_mean": statistics.fmean(e["reference_pct"] for e in es),
                    "candidate_pct_mean": statistics.fmean(e["candidate_pct"] for e in es),
                    # the reference's kernels alone (summaries from before this field have none)
-                   "reference_busy_pct_mean": statistics.fmean(b) if (b := [e["reference_busy_pct"] for e in es
-                                                                           if e.get("reference_busy_pct") is not None]) else None,
+                   "reference_busy_pct_mean": mean_of_present(e.get("reference_busy_pct") for e in es),
                    "per_run": es}
             out["examples"].setdefault(example, {})[effect] = row
             lines.append(f"{example:24s} {effect:52s} speedup {row['speedup_pct_mean']:+6.2f} % "

@@ -38,6 +38,11 @@ def mean(xs):
     return statistics.fmean(xs) if xs else None
 
 
+def fixed(x, width, places):
+    """x with `places` decimals in `width` columns, or '-' where the verdicts had no value."""
+    return f"{x:{width}.{places}f}" if x is not None else f"{'-':>{width}s}"
+
+
 def sd(xs):
     return statistics.stdev(xs) if len(xs) > 1 else float("nan")
 
@@ -99,9 +104,8 @@ def main():
             for k in ("candidate_ms", "reference_ms", "reference_busy_ms", "between_calls_ms", "pair_ms"):
                 m[k] = mean([x[k] for x in xs])
             summary[name][c] = m
-            fmt = lambda x, w, p: f"{x:{w}.{p}f}" if x is not None else f"{'-':>{w}s}"
             lines.append(f"{name:28s} {c:8s} {m['mean']:12.4f} {m['sd']:7.4f} {m['candidate_ms']:8.5f} {m['reference_ms']:8.5f} "
-                         f"{fmt(m['reference_busy_ms'], 8, 5)} {fmt(m['between_calls_ms'], 7, 3)} {fmt(m['pair_ms'], 6, 2)}  "
+                         f"{fixed(m['reference_busy_ms'], 8, 5)} {fixed(m['between_calls_ms'], 7, 3)} {fixed(m['pair_ms'], 6, 2)}  "
                          + " ".join(f"{x:.4f}" for x in s))
     lines.append("")
     lines.append("effects in % of the first's mean speedup (candidate, reference, reference busy: % change of their median times):")
