@@ -70,6 +70,13 @@ void fill_random(void* data, dtype type, int64_t n, uint64_t seed, cudaStream_t 
   PTXB_CUDA_CALL(cudaGetLastError());
 }
 
+void keep_pool_memory(int device) {
+  cudaMemPool_t pool;
+  PTXB_CUDA_CALL(cudaDeviceGetDefaultMemPool(&pool, device));
+  uint64_t keep = UINT64_MAX;
+  PTXB_CUDA_CALL(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+}
+
 l2_flusher::l2_flusher(int device) {
   int l2 = 0;
   PTXB_CUDA_CALL(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));

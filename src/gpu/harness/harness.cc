@@ -80,6 +80,7 @@ result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
   try {
     h->m_device = job.options.device;
     PTXB_CUDA_CALL(cudaSetDevice(h->m_device));
+    keep_pool_memory(h->m_device);  // no unmapping between timed calls (device_ops.h)
     h->m_lease_device = device_uuid(h->m_device);
     if (h->m_lease_device.empty()) h->m_lease_device = fmt::format("cuda-device-{}", h->m_device);
     h->m_lease_dir = job.options.lease_dir.empty() ? default_lease_dir() : job.options.lease_dir;
