@@ -17,7 +17,7 @@ rm -rf .carry/bin && mkdir -p .carry/bin
 # the reference kernels' correctness tests run before bench/eval/reference.sh times them.
 for b in ptxbench ptxbench-harness ptxbench-runner libptxbench_baseline.so \
          ptxbench_prompts_tests ptxbench_sass_tests ptxbench_agent_tests ptxbench_sandbox_tests \
-         ptxbench_gpu_attention_tests ptxbench_gpu_pack_tests ptxbench_gpu_harness_tests ptxbench_gpu_device_checks_tests ptxbench-attention-probe \
+         ptxbench_gpu_attention_tests ptxbench_gpu_pack_tests ptxbench_gpu_harness_tests ptxbench_gpu_device_checks_tests ptxbench_gpu_pool_memory_tests ptxbench-attention-probe \
          ptxbench-sandbox-probe libptxbench_sandbox_probe_candidate.so libptxbench_runner_py.so \
          ptxbench_gpu_reference_tests ptxbench_gpu_reference_stream_k_tests ptxbench_gpu_reference_attention_tests \
          ptxbench_gpu_reference_attention_causal_tests ptxbench_gpu_reference_attention_bwd_tests \
