@@ -6,8 +6,8 @@ harnesses, the order alternating between rounds).
 - Status, target-instruction verdict and deciding stage must be the same in every run of both builds.
 - Speedups: one evaluation's 95 % interval covers the sampling within that evaluation, not what
   changes between evaluations (another harness process: other allocations, another autotuning); the
-  same binaries re-evaluated land outside each other's interval now and then (bench/results/h100/
-  session14-*/README.md). So the change's effect on an example is the difference of the two builds'
+  same binaries re-evaluated land outside each other's interval now and then (session 14's results
+  README). So the change's effect on an example is the difference of the two builds'
   mean log speedups over the rounds, against the runs' own spread within a build, pooled over
   examples and builds (relative, so examples of any speed pool). An example fails when its effect
   is significant family-wise at 5 % (Holm over the passing examples, normal quantiles) or larger

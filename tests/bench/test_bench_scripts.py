@@ -290,31 +290,65 @@ class LeaseOccupancy(unittest.TestCase):
 
 
 class BeforeAfterSpeedups(unittest.TestCase):
-    """compare_summaries.py --interval (speed.sh P3-verdicts): the before speedup inside the new verdict's
-    95 % interval, or no further from it than the control (the same binaries again) moved."""
+    """verdicts_unchanged.py (speed.sh P3-verdicts): status, target verdict and deciding stage the same in
+    every run; a speedup effect over the rounds judged against the runs' own spread within a build."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.m = bench_module("eval/compare_summaries.py")
+    EXAMPLES = ["a.cu", "b.cu", "c.cu", "d.cu"]
 
-    def check(self, before, after, control=None):
-        interval = {"low": after - 0.002, "high": after + 0.002}
-        return self.m.interval_check(before, after, interval, {"speedup": control} if control else None)
+    def write_runs(self, tmp, name, speedups_per_round, status=None):
+        paths = []
+        for r, speedups in enumerate(speedups_per_round):
+            path = os.path.join(tmp, "%s_r%d.json" % (name, r + 1))
+            verdicts = []
+            for f, s in zip(self.EXAMPLES, speedups):
+                st = (status or {}).get((f, r), "PASSED")
+                verdicts.append({"file": f, "status": st, "deciding_stage": "" if st == "PASSED" else "timing",
+                                 "target_instructions": {"verdict": "executed"},
+                                 "timing": {"speedup": s, "speedup_ci": {"low": s * 0.9975, "high": s * 1.0025}}})
+            with open(path, "w") as fh:
+                json.dump(verdicts, fh)
+            paths.append(path)
+        return paths
 
-    def test_inside_the_new_interval_passes(self):
-        problem, note = self.check(0.881, 0.880)
-        self.assertIsNone(problem)
-        self.assertIn("inside", note)
+    def judge(self, before, after, **kw):
+        tmp = tempfile.mkdtemp()
+        try:
+            b = self.write_runs(tmp, "before", before, kw.get("before_status"))
+            a = self.write_runs(tmp, "after", after)
+            return subprocess.run([PYTHON, os.path.join(BENCH, "eval", "verdicts_unchanged.py"), "--before", *b,
+                                   "--after", *a], capture_output=True, text=True)
+        finally:
+            shutil.rmtree(tmp)
 
-    def test_outside_it_fails_unless_the_control_moved_as_far(self):
-        self.assertIsNotNone(self.check(0.8852, 0.8801)[0])                  # no control
-        self.assertIsNotNone(self.check(0.8852, 0.8801, control=0.8793)[0])  # the control moved 0.0008 only
-        problem, note = self.check(0.8852, 0.8801, control=0.8860)           # the control moved 0.0059
-        self.assertIsNone(problem)
-        self.assertIn("control", note)
+    # Three rounds of four examples: each run within about 0.2 % of its build's mean.
+    NOISE = [(1.000, 0.998, 1.002), (1.002, 1.000, 0.998), (0.998, 1.002, 1.000)]
 
-    def test_a_verdict_without_an_interval_is_a_difference_not_a_pass(self):
-        self.assertIsNotNone(self.m.interval_check(0.88, 0.88, None, None)[0])
+    def rounds(self, bases, shift=None):
+        shift = shift or {}
+        return [[bases[i] * self.NOISE[r][i % 3] * shift.get(i, 1.0) for i in range(len(bases))] for r in range(3)]
+
+    def test_speedups_that_move_by_their_own_spread_pass(self):
+        bases = [0.88, 0.40, 0.30, 0.97]
+        r = self.judge(self.rounds(bases), self.rounds(bases, {0: 1.001}))
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("verdicts unchanged", r.stdout)
+
+    def test_a_shift_well_beyond_the_spread_is_a_difference(self):
+        bases = [0.88, 0.40, 0.30, 0.97]
+        r = self.judge(self.rounds(bases), self.rounds(bases, {1: 0.99}))
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertRegex(r.stdout, r"b\.cu .*speedup moved -1\.0")
+
+    def test_a_status_that_differs_in_one_run_is_a_difference(self):
+        bases = [0.88, 0.40, 0.30, 0.97]
+        r = self.judge(self.rounds(bases), self.rounds(bases), before_status={("c.cu", 2): "INCORRECT_NUMERICAL"})
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("status differs between runs", r.stdout)
+
+    def test_one_round_is_refused(self):
+        r = self.judge([[0.88, 0.40, 0.30, 0.97]], [[0.88, 0.40, 0.30, 0.97]])
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("at least 2", r.stderr)
 
     def test_merged_verdicts_keep_every_readable_file_and_name_the_rest(self):
         tmp = tempfile.mkdtemp()
