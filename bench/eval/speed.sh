@@ -20,7 +20,8 @@
 #      interleaved rounds (default 3, at least 2), same GPU, same run: status, target verdict and deciding
 #      stage unchanged in every run, no speedup moved detectably (family-wise 5 %, against the runs' own
 #      spread within a build) or by more than 0.5 % (bench/eval/verdicts_unchanged.py; ~2.5 minutes a
-#      round; needs $PTXBENCH_BEFORE_BIN, fails visibly without it);
+#      round; $PTXBENCH_P3_TASKS picks some of the tasks; needs $PTXBENCH_BEFORE_BIN, fails visibly
+#      without it);
 #   P6 throughput: `ptxbench serve` with 3 GPU workers on this GPU, the GEMM examples that pass, 24
 #      evaluations through the upstream-format client: at least 20 per minute, with nvidia-smi's GPU
 #      busy while they ran. Three workers: a GEMM candidate holds the GPU exclusively ~2.3 s of a ~5.5 s
@@ -225,10 +226,15 @@ if [ -z "${PTXBENCH_BEFORE_BIN:-}" ] || [ ! -x "$PTXBENCH_BEFORE_BIN/ptxbench" ]
   bench_check "P3 verdicts: every example unchanged before -> after (needs PTXBENCH_BEFORE_BIN)" 1
 else
   source "$ROOT/bench/lib/examples.sh"
+  # PTXBENCH_P3_TASKS: only these of the example tasks (space-separated), e.g. to repeat one task's rounds.
+  read -ra p3_tasks <<< "${PTXBENCH_P3_TASKS:-${EXAMPLE_TASKS[*]}}"
+  for task in "${p3_tasks[@]}"; do
+    [[ " ${EXAMPLE_TASKS[*]} " == *" $task "* ]] || { echo "PTXBENCH_P3_TASKS: '$task' is not one of: ${EXAMPLE_TASKS[*]}" >&2; exit 2; }
+  done
   for round in $(seq "$P3_ROUNDS"); do
     order=(after before)
     [ $((round % 2)) -eq 0 ] && order=(before after)
-    for task in "${EXAMPLE_TASKS[@]}"; do
+    for task in "${p3_tasks[@]}"; do
       mapfile -t files < <(examples_of "$task")
       for side in "${order[@]}"; do
         # Each build keeps its own build cache, as in P3 (later rounds reuse the first's builds).
@@ -244,7 +250,7 @@ else
   for round in $(seq "$P3_ROUNDS"); do
     for side in after before; do
       parts=()
-      for task in "${EXAMPLE_TASKS[@]}"; do parts+=("$RESULTS/p3v_${side}_r${round}_$task.json"); done
+      for task in "${p3_tasks[@]}"; do parts+=("$RESULTS/p3v_${side}_r${round}_$task.json"); done
       echo "$side round $round: $(python3 bench/lib/merge_verdicts.py "$RESULTS/p3v_${side}_r$round.json" "${parts[@]}")"
     done
     merged_before+=("$RESULTS/p3v_before_r$round.json")

@@ -76,6 +76,10 @@ def main():
     before = [runs_of(p) for p in a.before]
     after = [runs_of(p) for p in a.after]
     files = [r["file"] for r in after[0]]
+    if not files:
+        print("no verdicts to compare (the first after run has none)")
+        print("DIFFERENCES")
+        return 1
     ok = True
     problems = {f: [] for f in files}
     for run in before + after:

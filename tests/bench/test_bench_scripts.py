@@ -345,6 +345,11 @@ class BeforeAfterSpeedups(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("status differs between runs", r.stdout)
 
+    def test_runs_without_verdicts_are_a_difference_not_a_pass(self):
+        r = self.judge([[], []], [[], []])
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("no verdicts", r.stdout)
+
     def test_one_round_is_refused(self):
         r = self.judge([[0.88, 0.40, 0.30, 0.97]], [[0.88, 0.40, 0.30, 0.97]])
         self.assertNotEqual(r.returncode, 0)
