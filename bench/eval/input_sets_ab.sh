@@ -53,8 +53,8 @@ for i in "${!builds[@]}"; do
 done
 rounds=${PTXBENCH_AB_ROUNDS:-3}
 case "$rounds" in '' | *[!0-9]* | 0) echo "PTXBENCH_AB_ROUNDS must be a positive integer, got '$rounds'" >&2; exit 2 ;; esac
-E=examples/gemm
-files=($E/plain_tiled.cu $E/wgmma.cu $E/wgmma_dead_branch.cu $E/wgmma_tma_pack.cu $E/wgmma_tma_pipelined.cu)
+source "$ROOT/bench/lib/examples.sh"
+files=("${PASSING_GEMM_EXAMPLES[@]}")
 for round in $(seq "$rounds"); do
   for config in "${configs[@]}"; do
     b=${config%?}

@@ -277,10 +277,13 @@ for _ in $(seq 300); do
 done
 # Distinct submissions: each copy differs by a comment line, so no two share a content key (the
 # service would evaluate identical submissions once).
+source "$ROOT/bench/lib/examples.sh"
 specs=()
 for i in $(seq 6); do
-  for f in wgmma.cu wgmma_tma_pipelined.cu wgmma_tma_pack.cu plain_tiled.cu; do
-    mkdir -p "$work/p6/$i"; { cat "examples/gemm/$f"; echo "// copy $i"; } > "$work/p6/$i/$f"; specs+=("$work/p6/$i/$f")
+  for path in "${PASSING_GEMM_EXAMPLES[@]}"; do
+    f=$(basename "$path")
+    [ "$f" = wgmma_dead_branch.cu ] && continue
+    mkdir -p "$work/p6/$i"; { cat "$path"; echo "// copy $i"; } > "$work/p6/$i/$f"; specs+=("$work/p6/$i/$f")
   done
 done
 timeout 300 python3 bench/service/service_gpu_check.py upstream --url "$URL" --out "$RESULTS/p6" --target "$PTXBENCH_TARGET" \

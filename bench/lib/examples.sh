@@ -1,8 +1,8 @@
 # shellcheck shell=bash
-# The GEMM and attention examples that the whole-suite GPU checks evaluate, each with its task
-# (sourced by service/scaling.sh and eval/speed.sh's p3-verdicts): passing kernels with and without
-# the target instructions, a dead-branch decoy, and one of each failure (wrong result, out of bounds,
-# hang, host crash). EXAMPLE_TASKS lists the tasks in the order they are evaluated.
+# The GEMM and attention examples that the whole-suite GPU checks evaluate, each with its task (sourced
+# by service/scaling.sh, eval/speed.sh's P3-verdicts and P6, eval/input_sets_ab.sh): passing kernels
+# with and without the target instructions, a dead-branch decoy, and one of each failure (wrong
+# result, out of bounds, hang, host crash). EXAMPLE_TASKS lists the tasks in the order they are evaluated.
 declare -A EXAMPLE_TASK=(
   [examples/gemm/plain_tiled.cu]=gemm_n7168_k5120 [examples/gemm/wgmma.cu]=gemm_n7168_k5120
   [examples/gemm/wgmma_tma_pipelined.cu]=gemm_n7168_k5120 [examples/gemm/wgmma_tma_pack.cu]=gemm_n7168_k5120
@@ -14,6 +14,10 @@ declare -A EXAMPLE_TASK=(
   [examples/attention/wgmma_fwd_causal.cu]=mha_with_lse_d128_causal
   [examples/attention/plain_bwd.cu]=mha_bwd_d128 [examples/attention/plain_bwd_causal.cu]=mha_bwd_d128_causal)
 EXAMPLE_TASKS=(gemm_n7168_k5120 mha_with_lse_d128 mha_with_lse_d128_causal mha_bwd_d128 mha_bwd_d128_causal)
+# The GEMM examples that pass, in the order the timing comparisons list them (eval/input_sets_ab.sh);
+# speed.sh's P6 submits them without the dead-branch decoy, whose live path does plain_tiled.cu's work.
+PASSING_GEMM_EXAMPLES=(examples/gemm/plain_tiled.cu examples/gemm/wgmma.cu examples/gemm/wgmma_dead_branch.cu
+                       examples/gemm/wgmma_tma_pack.cu examples/gemm/wgmma_tma_pipelined.cu)
 # The same evaluation limits wherever these examples are compared (hang.cu's sanitizer limit sets the pace).
 EXAMPLE_TIMEOUTS=(--call-timeout 10 --sanitize-timeout 15)
 
