@@ -345,6 +345,13 @@ class BeforeAfterSpeedups(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("status differs between runs", r.stdout)
 
+    def test_runs_too_noisy_to_catch_half_a_percent_are_inconclusive_not_a_pass(self):
+        bases = [0.88, 0.40, 0.30, 0.97]
+        noisy = [[b * (1 + 0.01 * ((r + i) % 3 - 1)) for i, b in enumerate(bases)] for r in range(3)]
+        r = self.judge(noisy, noisy)
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("INCONCLUSIVE", r.stdout)
+
     def test_runs_without_verdicts_are_a_difference_not_a_pass(self):
         r = self.judge([[], []], [[], []])
         self.assertEqual(r.returncode, 1, r.stdout)
