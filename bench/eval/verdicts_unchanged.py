@@ -40,6 +40,8 @@ def runs_of(path):
     items = doc if isinstance(doc, list) else [doc]
     rows = []
     for v in items:
+        if not isinstance(v, dict):
+            raise ValueError(f"{path}: a verdict list holds objects, not {type(v).__name__}")
         if "error" in v:
             rows.append({"file": v.get("file"), "error": v["error"]})
             continue
@@ -77,8 +79,12 @@ def main():
     if len(a.before) != len(a.after) or len(a.before) < 2:
         ap.error("as many --before as --after runs, at least 2 of each")
     rounds = len(a.before)
-    before = [runs_of(p) for p in a.before]
-    after = [runs_of(p) for p in a.after]
+    try:
+        before = [runs_of(p) for p in a.before]
+        after = [runs_of(p) for p in a.after]
+    except (OSError, ValueError) as e:  # a missing, unreadable or malformed verdict list
+        print(f"verdicts_unchanged.py: cannot read the verdicts: {e}", file=sys.stderr)
+        return 2
     files = [r["file"] for r in after[0]]
     if not files:
         print("no verdicts to compare (the first after run has none)")
