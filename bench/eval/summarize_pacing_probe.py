@@ -38,7 +38,10 @@ def read(path):
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: summarize_pacing_probe.py SAMPLES.tsv[.gz] OUT_DIR")
-    rows = read(sys.argv[1])
+    try:
+        rows = read(sys.argv[1])
+    except (OSError, ValueError, csv.Error) as e:
+        sys.exit(f"summarize_pacing_probe.py: cannot read {sys.argv[1]}: {e}")
     if not rows:
         sys.exit("summarize_pacing_probe.py: no samples in " + sys.argv[1])
     groups = defaultdict(list)
