@@ -7,7 +7,7 @@
 # for the GEMM task's cuBLASLt GEMM, a compute-bound FMA loop and an SM-clock probe; gaps, kinds and
 # kernels shuffled in every round. About 1 minute at 300 rounds.
 #   bench/eval/pacing_probe.sh [ROUNDS]     # default 300
-# Results: bench/results/<gpu>/pacing-probe/ (samples.tsv.gz, summary.{txt,json}:
+# Results: bench/results/<gpu>/pacing-probe/ (samples.tsv.gz, probe_summary.{txt,json}:
 # bench/eval/summarize_pacing_probe.py); $OUT/pacing-probe.tar.gz when OUT is set.
 set -uo pipefail
 source "$(dirname "$0")/../lib/env.sh"

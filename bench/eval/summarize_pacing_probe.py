@@ -5,7 +5,7 @@ for the clock probe, the SM clock in its first windows and its last ten) with a 
 harnesses left before the reference's flush (0.3 ms now, 1.5 ms before the speed work) side by side,
 and each kind against an idle GPU at the same gap.
 
-    summarize_pacing_probe.py SAMPLES.tsv[.gz] OUT_DIR     # writes OUT_DIR/summary.{txt,json}
+    summarize_pacing_probe.py SAMPLES.tsv[.gz] OUT_DIR     # writes OUT_DIR/probe_summary.{txt,json}
 """
 import csv
 import gzip
@@ -107,9 +107,9 @@ def main():
         what = "time" if c["kernel"] != "clock_probe" else "first-10-us SM clock"
         lines.append(f"{c['kernel']:14} {c['gap_kind']:9} gap {c['gap_ms']:4.2f} ms  {what} against idle: {pct:+.2f} %")
     text = "\n".join(lines) + "\n"
-    with open(f"{sys.argv[2]}/summary.txt", "w") as f:
+    with open(f"{sys.argv[2]}/probe_summary.txt", "w") as f:
         f.write(text)
-    with open(f"{sys.argv[2]}/summary.json", "w") as f:
+    with open(f"{sys.argv[2]}/probe_summary.json", "w") as f:
         json.dump({"cells": cells, "now_vs_before_gap": comparisons, "against_idle": against_idle}, f, indent=1)
     sys.stdout.write(text)
 
