@@ -80,7 +80,6 @@ result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
   try {
     h->m_device = job.options.device;
     PTXB_CUDA_CALL(cudaSetDevice(h->m_device));
-    keep_pool_memory(h->m_device);  // no unmapping between timed calls (device_ops.h)
     h->m_lease_device = device_uuid(h->m_device);
     if (h->m_lease_device.empty()) h->m_lease_device = fmt::format("cuda-device-{}", h->m_device);
     h->m_lease_dir = job.options.lease_dir.empty() ? default_lease_dir() : job.options.lease_dir;
@@ -90,6 +89,7 @@ result<std::unique_ptr<harness>> harness::create(const harness_job& job) {
     // Spin, not yield, while waiting for the GPU: the confirmation inside a timed call is a wait.
     (void)cudaSetDeviceFlags(cudaDeviceScheduleSpin);
     (void)cudaGetLastError();
+    keep_pool_memory(h->m_device);  // no unmapping between timed calls (device_ops.h)
     PTXB_CUDA_CALL(cudaStreamCreateWithFlags(&h->m_stream, cudaStreamNonBlocking));
     h->m_axes = resolve_axes(job.wl, job.def);
     // Scalar inputs (shape null) live in one-element device buffers like any input (guards,
