@@ -13,19 +13,13 @@ differ pool only what they share (bench/eval/pool_input_sets_ab.py).
 
 Exit 0 when every configuration gave every example a speedup in every round, 1 otherwise.
 """
-import gzip
 import json
 import os
 import statistics
 import sys
 
-
-def load(path):
-    for p in (path, path + ".gz"):
-        if os.path.exists(p):
-            with (gzip.open(p, "rt") if p.endswith(".gz") else open(p)) as f:
-                return json.load(f)
-    raise OSError(f"no {os.path.basename(path)}[.gz]")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from verdict_lists import read_verdict_list  # noqa: E402
 
 
 def median_or_none(xs):
@@ -63,7 +57,7 @@ def main():
     for c in configs:
         for r in range(1, rounds + 1):
             try:
-                verdicts = load(f"{results}/{c}_r{r}.json")
+                verdicts = read_verdict_list(f"{results}/{c}_r{r}.json")
             except (OSError, ValueError) as e:
                 print(f"{c} round {r}: no verdicts ({e})")
                 problems += 1

@@ -24,22 +24,21 @@ files in the same order. Prints a line per example and "verdicts unchanged" (exi
 "INCONCLUSIVE" (exit 1: nothing differs, but a 0.5 % shift would not have been detected).
 """
 import argparse
-import gzip
-import json
 import math
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from verdict_lists import read_verdict_list  # noqa: E402
 
 MUST_DETECT = 0.005  # P1's bound on the spread of repeated evaluations, as a fraction
 ALPHA = 0.05
 
 
 def runs_of(path):
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        doc = json.load(f)
-    items = doc if isinstance(doc, list) else [doc]
     rows = []
-    for v in items:
+    for v in read_verdict_list(path):
         if not isinstance(v, dict):
             raise ValueError(f"{path}: a verdict list holds objects, not {type(v).__name__}")
         if "error" in v:
