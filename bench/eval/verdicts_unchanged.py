@@ -34,6 +34,7 @@ from verdict_lists import read_verdict_list  # noqa: E402
 
 MUST_DETECT = 0.005  # P1's bound on the spread of repeated evaluations, as a fraction
 ALPHA = 0.05
+NORMAL = statistics.NormalDist()
 
 
 def runs_of(path):
@@ -52,18 +53,6 @@ def runs_of(path):
                      "speedup": t.get("speedup") if passed else None,
                      "interval": t.get("speedup_ci") if passed else None})
     return rows
-
-
-def normal_quantile(p):
-    """Inverse of the standard normal CDF by bisection on math.erf (no SciPy on every host)."""
-    lo, hi = -10.0, 10.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if 0.5 * (1 + math.erf(mid / math.sqrt(2))) < p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
 
 
 def inside(value, interval):
@@ -124,7 +113,7 @@ def main():
     for f, (lb, la) in logs.items():
         d = statistics.fmean(la) - statistics.fmean(lb)
         z = d / se if se > 0 else float("inf") if d else 0.0
-        p = 2 * (1 - 0.5 * (1 + math.erf(abs(z) / math.sqrt(2))))
+        p = 2 * (1 - NORMAL.cdf(abs(z)))
         effects[f] = {"effect": d, "z": z, "p": p}
     # Holm: the k-th smallest p value against alpha / (m - k), until the first that stands.
     m = len(effects)
@@ -132,7 +121,7 @@ def main():
     for k, e in enumerate(sorted(effects.values(), key=lambda e: e["p"])):
         rejecting = rejecting and e["p"] < ALPHA / (m - k)
         e["significant"] = rejecting
-    detectable = normal_quantile(1 - ALPHA / (2 * max(m, 1))) * se
+    detectable = NORMAL.inv_cdf(1 - ALPHA / (2 * max(m, 1))) * se
     for f, e in effects.items():
         if e["significant"]:
             problems[f].append(f"speedup moved {100 * e['effect']:+.2f} % (z {e['z']:+.1f}, significant family-wise)")

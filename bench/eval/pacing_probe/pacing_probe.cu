@@ -91,9 +91,7 @@ __global__ void clock_windows(float* mhz) {
   }
 }
 
-__global__ void tick(int* p) { p[0] += 1; }
-
-__global__ void tick_into(unsigned long long* p) { p[0] += 1; }
+__global__ void tick(unsigned long long* p) { p[0] += 1; }
 
 struct gemm {
   cublasLtHandle_t handle{};
@@ -168,10 +166,10 @@ int main(int argc, char** argv) {
   g.create(s);
   float* fma_out;
   float* mhz_dev;
-  int* tick_dev;
+  unsigned long long* tick_dev;
   CHECK(cudaMalloc(&fma_out, 4));
   CHECK(cudaMalloc(&mhz_dev, k_windows * sizeof(float)));
-  CHECK(cudaMalloc(&tick_dev, 4));
+  CHECK(cudaMalloc(&tick_dev, sizeof *tick_dev));
   cudaEvent_t e0, e1;
   CHECK(cudaEventCreate(&e0));
   CHECK(cudaEventCreate(&e1));
@@ -217,7 +215,7 @@ int main(int argc, char** argv) {
     else
       CHECK(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&d), sizeof host, kind == "pool" ? default_pool : kept_pool, s));
     CHECK(cudaMemcpyAsync(d, host, sizeof host, cudaMemcpyHostToDevice, s));
-    tick_into<<<1, 1, 0, s>>>(d);
+    tick<<<1, 1, 0, s>>>(d);
     CHECK(cudaMemcpyAsync(host, d, sizeof host, cudaMemcpyDeviceToHost, s));
     if (kind == "malloc") {
       CHECK(cudaStreamSynchronize(s));
