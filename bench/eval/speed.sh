@@ -17,11 +17,12 @@
 #      commit before) — with those, in the same run on the same GPU: exclusive GPU time ≤ 3 s and wall
 #      ≤ 4 s for the new one;
 #   P3-verdicts: every GEMM and attention example evaluated with both builds in $PTXBENCH_P3_ROUNDS
-#      interleaved rounds (default 3, at least 2), same GPU, same run: status, target verdict and deciding
-#      stage unchanged in every run, no speedup moved detectably (family-wise 5 %, against the runs' own
-#      spread within a build), and a 0.5 % shift detectable (bench/eval/verdicts_unchanged.py; ~2.5 minutes a
-#      round; $PTXBENCH_P3_TASKS picks some of the tasks; needs $PTXBENCH_BEFORE_BIN, fails visibly
-#      without it);
+#      interleaved rounds (default 3, at least 2), same GPU, same run, both builds of a round on the same
+#      inputs (one --seed per round, $PTXBENCH_P3_SEED + round·10^7; the base drawn and printed when
+#      unset): status, target verdict and deciding stage the same for both builds in every round, no
+#      speedup moved detectably (the builds' difference within each round, family-wise 5 %), and a 0.5 %
+#      shift detectable (bench/eval/verdicts_unchanged.py; ~2.5 minutes a round; $PTXBENCH_P3_TASKS picks
+#      some of the tasks; needs $PTXBENCH_BEFORE_BIN, fails visibly without it);
 #   P6 throughput: `ptxbench serve` with 3 GPU workers on this GPU, the GEMM examples that pass, 24
 #      evaluations through the upstream-format client: at least 20 per minute, with nvidia-smi's GPU
 #      busy while they ran. Three workers: a GEMM candidate holds the GPU exclusively ~2.3 s of a ~5.5 s
@@ -40,6 +41,9 @@ done
 selected() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 P3_ROUNDS=${PTXBENCH_P3_ROUNDS:-3}
 case "$P3_ROUNDS" in '' | *[!0-9]* | 0 | 1) echo "PTXBENCH_P3_ROUNDS must be an integer of at least 2, got '$P3_ROUNDS'" >&2; exit 2 ;; esac
+# The rounds' seeds: a base drawn now unless given (recorded in run.log and in every verdict).
+P3_SEED=${PTXBENCH_P3_SEED:-$(( ($(date +%s) % 100000) * 1000000000 + RANDOM * 32768 + RANDOM + 1 ))}
+case "$P3_SEED" in '' | *[!0-9]* | 0) echo "PTXBENCH_P3_SEED must be a positive integer, got '$P3_SEED'" >&2; exit 2 ;; esac
 NAME=speed
 [ "${PARTS[*]}" != "p1-gemm p1-attention p1-gqa p3 p3-verdicts p6" ] && NAME="speed-$(IFS=-; echo "${PARTS[*]}")"
 source "$(dirname "$0")/../lib/env.sh"
@@ -216,11 +220,15 @@ if selected p3-verdicts; then
 echo "== P3-verdicts. every GEMM and attention example, before and after, same GPU, same run, $P3_ROUNDS rounds"
 # P3's other clause: every example's verdict unchanged by the change (status, target verdict, deciding
 # stage, speedup). Per task and round, one harness per build, the builds' order alternating between
-# rounds (after before, before after, ...). One evaluation's 95 % interval covers the sampling inside it,
-# not what moves between evaluations (the same binaries re-evaluated land outside it now and then: session
-# 14), so bench/eval/verdicts_unchanged.py judges each example's speedup by the builds' difference over
-# the rounds against the runs' own spread within a build, family-wise ("inconclusive" when the runs
-# could not have caught a 0.5 % shift); it also prints the clause read literally for the first round. About 2.5 minutes a round (H100).
+# rounds (after before, before after, ...), both on the round's seed: the same correctness trials and
+# timed inputs for both builds, so a kernel whose result lands near the tolerance on some inputs (session
+# 15: plain_bwd_causal.cu, one dQ element past it in one of six fresh draws) fails or passes for both,
+# and input-dependent speed cancels in the builds' difference. One evaluation's 95 % interval covers the
+# sampling inside it, not what moves between evaluations (the same binaries re-evaluated land outside it
+# now and then: session 14), so bench/eval/verdicts_unchanged.py judges each example's speedup by the
+# builds' difference within each round, against those differences' own spread, family-wise
+# ("inconclusive" when the rounds could not have caught a 0.5 % shift); it also prints the clause read
+# literally for the first round. About 2.5 minutes a round (H100).
 if [ -z "${PTXBENCH_BEFORE_BIN:-}" ] || [ ! -x "$PTXBENCH_BEFORE_BIN/ptxbench" ]; then
   echo "SKIPPED: P3-verdicts needs PTXBENCH_BEFORE_BIN (the binaries of the commit before: bench/stage_commit_binaries.sh)"
   bench_check "P3 verdicts: every example unchanged before -> after (needs PTXBENCH_BEFORE_BIN)" 1
@@ -231,7 +239,9 @@ else
   for task in "${p3_tasks[@]}"; do
     [[ " ${EXAMPLE_TASKS[*]} " == *" $task "* ]] || { echo "PTXBENCH_P3_TASKS: '$task' is not one of: ${EXAMPLE_TASKS[*]}" >&2; exit 2; }
   done
+  echo "rounds' seeds: $P3_SEED + round x 10000000 (PTXBENCH_P3_SEED=$P3_SEED repeats them)"
   for round in $(seq "$P3_ROUNDS"); do
+    seed=$((P3_SEED + round * 10000000))
     order=(after before)
     [ $((round % 2)) -eq 0 ] && order=(before after)
     for task in "${p3_tasks[@]}"; do
@@ -241,7 +251,7 @@ else
         bin=$BIN cache=$work/cache-p3v-after
         [ "$side" = before ] && bin=$PTXBENCH_BEFORE_BIN cache=$work/cache-p3v-before
         PTXBENCH_CACHE=$cache timeout 240 "$bin/ptxbench" eval "${files[@]}" --task "$task" "${EXAMPLE_TIMEOUTS[@]}" \
-          --out "$RESULTS/p3v_${side}_r${round}_$task.json" > "$RESULTS/p3v_${side}_r${round}_$task.txt" 2>&1
+          --seed "$seed" --out "$RESULTS/p3v_${side}_r${round}_$task.json" > "$RESULTS/p3v_${side}_r${round}_$task.txt" 2>&1
         echo "round $round $task $side: exit $? (${#files[@]} examples) at ${SECONDS}s"
       done
     done

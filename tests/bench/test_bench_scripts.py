@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tarfile
 import tempfile
 import unittest
@@ -290,20 +291,22 @@ class LeaseOccupancy(unittest.TestCase):
 
 
 class BeforeAfterSpeedups(unittest.TestCase):
-    """verdicts_unchanged.py (speed.sh P3-verdicts): status, target verdict and deciding stage the same in
-    every run; a speedup effect over the rounds judged against the runs' own spread within a build."""
+    """verdicts_unchanged.py (speed.sh P3-verdicts): status, target verdict and deciding stage the same for
+    both builds (in every run, or in every round where both builds ran on the round's seed); a speedup
+    effect, the builds' difference within each round, judged against those differences' own spread."""
 
     EXAMPLES = ["a.cu", "b.cu", "c.cu", "d.cu"]
 
-    def write_runs(self, tmp, name, speedups_per_round, status=None):
+    def write_runs(self, tmp, name, speedups_per_round, status=None, seeds=None):
         paths = []
         for r, speedups in enumerate(speedups_per_round):
             path = os.path.join(tmp, "%s_r%d.json" % (name, r + 1))
             verdicts = []
             for f, s in zip(self.EXAMPLES, speedups):
                 st = (status or {}).get((f, r), "PASSED")
-                verdicts.append({"file": f, "status": st, "deciding_stage": "" if st == "PASSED" else "timing",
+                verdicts.append({"file": f, "status": st, "deciding_stage": "" if st == "PASSED" else "correctness",
                                  "target_instructions": {"verdict": "executed"},
+                                 "environment": {"seed": seeds[r]} if seeds else {},
                                  "timing": {"speedup": s, "speedup_ci": {"low": s * 0.9975, "high": s * 1.0025}}})
             with open(path, "w") as fh:
                 json.dump(verdicts, fh)
@@ -313,44 +316,86 @@ class BeforeAfterSpeedups(unittest.TestCase):
     def judge(self, before, after, **kw):
         tmp = tempfile.mkdtemp()
         try:
-            b = self.write_runs(tmp, "before", before, kw.get("before_status"))
-            a = self.write_runs(tmp, "after", after)
+            b = self.write_runs(tmp, "before", before, kw.get("before_status"), kw.get("seeds"))
+            a = self.write_runs(tmp, "after", after, kw.get("after_status"), kw.get("after_seeds", kw.get("seeds")))
             return subprocess.run([PYTHON, os.path.join(BENCH, "eval", "verdicts_unchanged.py"), "--before", *b,
                                    "--after", *a], capture_output=True, text=True)
         finally:
             shutil.rmtree(tmp)
 
-    # Three rounds of four examples: each run within about 0.2 % of its build's mean.
-    NOISE = [(1.000, 0.998, 1.002), (1.002, 1.000, 0.998), (0.998, 1.002, 1.000)]
+    # Four rounds of four examples, each run within about 0.1 % of its build's mean; the two builds'
+    # deviations differ, so the differences within a round spread about 0.1 %.
+    NOISE = {"before": [(1.000, 0.999, 1.001), (1.001, 1.000, 0.999), (0.999, 1.001, 1.000), (1.000, 1.000, 1.001)],
+             "after": [(0.999, 1.000, 1.001), (1.000, 1.001, 0.999), (1.001, 0.999, 1.000), (1.000, 1.001, 1.000)]}
+    SEEDS = [101, 202, 303, 404]
 
-    def rounds(self, bases, shift=None):
+    def rounds(self, bases, side, shift=None):
         shift = shift or {}
-        return [[bases[i] * self.NOISE[r][i % 3] * shift.get(i, 1.0) for i in range(len(bases))] for r in range(3)]
+        return [[bases[i] * noise[i % 3] * shift.get(i, 1.0) for i in range(len(bases))] for noise in self.NOISE[side]]
 
     def test_speedups_that_move_by_their_own_spread_pass(self):
         bases = [0.88, 0.40, 0.30, 0.97]
-        r = self.judge(self.rounds(bases), self.rounds(bases, {0: 1.001}))
+        r = self.judge(self.rounds(bases, "before"), self.rounds(bases, "after", {0: 1.001}))
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("verdicts unchanged", r.stdout)
 
     def test_a_shift_well_beyond_the_spread_is_a_difference(self):
         bases = [0.88, 0.40, 0.30, 0.97]
-        r = self.judge(self.rounds(bases), self.rounds(bases, {1: 0.99}))
+        r = self.judge(self.rounds(bases, "before"), self.rounds(bases, "after", {1: 0.99}))
         self.assertEqual(r.returncode, 1, r.stdout)
-        self.assertRegex(r.stdout, r"b\.cu .*speedup moved -1\.0")
+        self.assertRegex(r.stdout, r"b\.cu .*speedup moved -(0\.9|1\.0)")
 
     def test_a_status_that_differs_in_one_run_is_a_difference(self):
         bases = [0.88, 0.40, 0.30, 0.97]
-        r = self.judge(self.rounds(bases), self.rounds(bases), before_status={("c.cu", 2): "INCORRECT_NUMERICAL"})
+        r = self.judge(self.rounds(bases, "before"), self.rounds(bases, "after"),
+                       before_status={("c.cu", 2): "INCORRECT_NUMERICAL"})
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("status differs between runs", r.stdout)
+
+    def test_a_status_that_follows_the_inputs_in_both_builds_is_not_a_difference(self):
+        # Both builds on each round's seed; c.cu fails round 3's inputs in both: the kernel's, not the change's.
+        bases = [0.88, 0.40, 0.30, 0.97]
+        failing = {("c.cu", 2): "INCORRECT_NUMERICAL"}
+        r = self.judge(self.rounds(bases, "before"), self.rounds(bases, "after"), seeds=self.SEEDS,
+                       before_status=failing, after_status=failing)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("status depends on the inputs", r.stdout)
+
+    def test_a_status_that_differs_between_the_builds_on_the_same_inputs_is_a_difference(self):
+        bases = [0.88, 0.40, 0.30, 0.97]
+        r = self.judge(self.rounds(bases, "before"), self.rounds(bases, "after"), seeds=self.SEEDS,
+                       before_status={("c.cu", 2): "INCORRECT_NUMERICAL"})
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("status differs between the builds on the same inputs in round(s) 3", r.stdout)
+
+    def test_builds_on_different_seeds_must_agree_in_every_run(self):
+        # The same failure in both builds, but on different inputs: nothing says it is the inputs'.
+        bases = [0.88, 0.40, 0.30, 0.97]
+        failing = {("c.cu", 2): "INCORRECT_NUMERICAL"}
+        r = self.judge(self.rounds(bases, "before"), self.rounds(bases, "after"), seeds=self.SEEDS,
+                       after_seeds=[s + 1 for s in self.SEEDS], before_status=failing, after_status=failing)
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("status differs between runs", r.stdout)
 
     def test_runs_too_noisy_to_catch_half_a_percent_are_inconclusive_not_a_pass(self):
         bases = [0.88, 0.40, 0.30, 0.97]
-        noisy = [[b * (1 + 0.01 * ((r + i) % 3 - 1)) for i, b in enumerate(bases)] for r in range(3)]
-        r = self.judge(noisy, noisy)
+        noisy = [[b * (1 + 0.01 * ((r + i) % 3 - 1)) for i, b in enumerate(bases)] for r in range(4)]
+        r = self.judge(noisy, noisy[::-1])
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("INCONCLUSIVE", r.stdout)
+
+    def test_too_few_rounds_and_examples_to_judge_are_inconclusive(self):
+        bases = [0.88, 0.40, 0.30, 0.97]
+        r = self.judge(self.rounds(bases, "before")[:2], self.rounds(bases, "after")[:2])
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("degrees of freedom are too few", r.stdout)
+
+    def test_the_t_quantile_matches_tabulated_values(self):
+        sys.path.insert(0, os.path.join(BENCH, "eval"))
+        from verdicts_unchanged import t_quantile
+        # Student's t tables: t(0.975; 10) = 2.228, t(0.995; 20) = 2.845, t(0.9995; 30) = 3.646.
+        for p, dof, table in ((0.975, 10, 2.228), (0.995, 20, 2.845), (0.9995, 30, 3.646)):
+            self.assertAlmostEqual(t_quantile(p, dof), table, delta=0.004 * table)
 
     def test_runs_without_verdicts_are_a_difference_not_a_pass(self):
         r = self.judge([[], []], [[], []])
