@@ -14,10 +14,10 @@ harnesses, back to back, the order alternating between rounds), normally both on
   README). So the change's effect on an example is the mean over the rounds of the builds' difference
   in log speedup within a round (a round is a block: its two runs are back to back, on the same
   inputs), against those differences' own spread, pooled over examples (relative, so examples of any
-  speed pool). An example fails when its effect is significant family-wise at 5 % (Holm over the
-  passing examples, Student's t on the pooled degrees of freedom, at least 10). A test that could not have caught a
-  0.5 % shift (P1's repeatability bound) proves nothing either way: "inconclusive", and more rounds
-  are the remedy.
+  speed pool; rounds from several runs or GPUs pool too). An example fails when its effect is
+  significant family-wise at 5 % (Holm over the passing examples, Student's t on the pooled degrees
+  of freedom, at least 10). A test that could not have caught a 0.5 % shift (P1's repeatability
+  bound) proves nothing either way: "inconclusive", and more rounds are the remedy.
 - For information, per example: whether the first round's before speedup lies inside the first
   round's after interval (the clause read literally), and whether the second after run does (the
   same reading of the same binaries against themselves).
@@ -116,12 +116,12 @@ def main():
                 problems[f].append(f"not evaluated: {r['error']}")
         for key in keys:
             if same_inputs:
-                split = [k + 1 for k, (b, a) in enumerate(zip(before, after)) if str(b[i].get(key)) != str(a[i].get(key))]
+                split = [(k + 1, b[i].get(key), a[i].get(key)) for k, (b, a) in enumerate(zip(before, after))
+                         if str(b[i].get(key)) != str(a[i].get(key))]
                 if split:
                     problems[f].append(f"{key} differs between the builds on the same inputs in round(s) "
-                                       f"{', '.join(map(str, split))}: " + ", ".join(
-                                           f"{b[i].get(key)} -> {a[i].get(key)}"
-                                           for k, (b, a) in enumerate(zip(before, after)) if k + 1 in split))
+                                       f"{', '.join(str(k) for k, _, _ in split)}: "
+                                       + ", ".join(f"{vb} -> {va}" for _, vb, va in split))
                     continue
             seen = sorted({str(r.get(key)) for r in rows})
             if len(seen) > 1 and same_inputs:

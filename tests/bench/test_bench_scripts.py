@@ -395,7 +395,7 @@ class BeforeAfterSpeedups(unittest.TestCase):
         from verdicts_unchanged import t_quantile
         # Student's t tables: t(0.975; 10) = 2.228, t(0.995; 20) = 2.845, t(0.9995; 30) = 3.646.
         for p, dof, table in ((0.975, 10, 2.228), (0.995, 20, 2.845), (0.9995, 30, 3.646)):
-            self.assertAlmostEqual(t_quantile(p, dof), table, delta=0.004 * table)
+            self.assertAlmostEqual(t_quantile(p, dof), table, delta=0.001 * table)
 
     def test_runs_without_verdicts_are_a_difference_not_a_pass(self):
         r = self.judge([[], []], [[], []])
