@@ -131,13 +131,14 @@ def main():
                 problems[f].append(f"{key} differs between runs: {', '.join(seen)}")
     # Each round's difference between the builds, in log speedup, for the rounds where both passed;
     # their spread around each example's mean effect, pooled over examples.
-    diffs = {}
+    pairs, diffs = {}, {}
     squares, dof = 0.0, 0
     for i, f in enumerate(files):
-        d = [math.log(a[i]["speedup"]) - math.log(b[i]["speedup"])
-             for b, a in zip(before, after) if b[i].get("speedup") and a[i].get("speedup")]
-        if len(d) >= 2:
-            diffs[f] = d
+        ab = [(b[i]["speedup"], a[i]["speedup"]) for b, a in zip(before, after)
+              if b[i].get("speedup") and a[i].get("speedup")]
+        if len(ab) >= 2:
+            pairs[f] = ab
+            diffs[f] = d = [math.log(y) - math.log(x) for x, y in ab]
             m = statistics.fmean(d)
             squares += sum((x - m) ** 2 for x in d)
             dof += len(d) - 1
@@ -169,10 +170,8 @@ def main():
         line = f"{f or '?':<45} {r0.get('status') or '?':<20} {r0.get('target_verdict') or '?':<15} "
         if f in effects:
             e = effects[f]
-            ab = [(b[i]["speedup"], a[i]["speedup"]) for b, a in zip(before, after)
-                  if b[i].get("speedup") and a[i].get("speedup")]
-            mb = math.exp(statistics.fmean(math.log(x) for x, _ in ab))
-            ma = math.exp(statistics.fmean(math.log(y) for _, y in ab))
+            mb = math.exp(statistics.fmean(math.log(x) for x, _ in pairs[f]))
+            ma = math.exp(statistics.fmean(math.log(y) for _, y in pairs[f]))
             line += f"{mb:.4f} -> {ma:.4f} ({100 * e['effect']:+.2f} %, t {e['t']:+.1f})  "
             if before[0][i].get("speedup") and after[0][i].get("speedup") and after[1][i].get("speedup"):
                 literal = "inside" if inside(before[0][i]["speedup"], after[0][i]["interval"]) else "outside"

@@ -328,65 +328,60 @@ class BeforeAfterSpeedups(unittest.TestCase):
     NOISE = {"before": [(1.000, 0.999, 1.001), (1.001, 1.000, 0.999), (0.999, 1.001, 1.000), (1.000, 1.000, 1.001)],
              "after": [(0.999, 1.000, 1.001), (1.000, 1.001, 0.999), (1.001, 0.999, 1.000), (1.000, 1.001, 1.000)]}
     SEEDS = [101, 202, 303, 404]
+    BASES = [0.88, 0.40, 0.30, 0.97]
 
     def rounds(self, bases, side, shift=None):
         shift = shift or {}
         return [[bases[i] * noise[i % 3] * shift.get(i, 1.0) for i in range(len(bases))] for noise in self.NOISE[side]]
 
+    def judge_steady(self, after_shift=None, rounds=4, **kw):
+        """The four examples of BASES, each build within its NOISE, the after build shifted by after_shift."""
+        return self.judge(self.rounds(self.BASES, "before")[:rounds],
+                          self.rounds(self.BASES, "after", after_shift)[:rounds], **kw)
+
     def test_speedups_that_move_by_their_own_spread_pass(self):
-        bases = [0.88, 0.40, 0.30, 0.97]
-        r = self.judge(self.rounds(bases, "before"), self.rounds(bases, "after", {0: 1.001}))
+        r = self.judge_steady({0: 1.001})
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("verdicts unchanged", r.stdout)
 
     def test_a_shift_well_beyond_the_spread_is_a_difference(self):
-        bases = [0.88, 0.40, 0.30, 0.97]
-        r = self.judge(self.rounds(bases, "before"), self.rounds(bases, "after", {1: 0.99}))
+        r = self.judge_steady({1: 0.99})
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertRegex(r.stdout, r"b\.cu .*speedup moved -(0\.9|1\.0)")
 
     def test_a_status_that_differs_in_one_run_is_a_difference(self):
-        bases = [0.88, 0.40, 0.30, 0.97]
-        r = self.judge(self.rounds(bases, "before"), self.rounds(bases, "after"),
-                       before_status={("c.cu", 2): "INCORRECT_NUMERICAL"})
+        r = self.judge_steady(before_status={("c.cu", 2): "INCORRECT_NUMERICAL"})
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("status differs between runs", r.stdout)
 
     def test_a_status_that_follows_the_inputs_in_both_builds_is_not_a_difference(self):
         # Both builds on each round's seed; c.cu fails round 3's inputs in both: the kernel's, not the change's.
-        bases = [0.88, 0.40, 0.30, 0.97]
         failing = {("c.cu", 2): "INCORRECT_NUMERICAL"}
-        r = self.judge(self.rounds(bases, "before"), self.rounds(bases, "after"), seeds=self.SEEDS,
-                       before_status=failing, after_status=failing)
+        r = self.judge_steady(seeds=self.SEEDS, before_status=failing, after_status=failing)
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("status depends on the inputs", r.stdout)
 
     def test_a_status_that_differs_between_the_builds_on_the_same_inputs_is_a_difference(self):
-        bases = [0.88, 0.40, 0.30, 0.97]
-        r = self.judge(self.rounds(bases, "before"), self.rounds(bases, "after"), seeds=self.SEEDS,
-                       before_status={("c.cu", 2): "INCORRECT_NUMERICAL"})
+        r = self.judge_steady(seeds=self.SEEDS, before_status={("c.cu", 2): "INCORRECT_NUMERICAL"})
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("status differs between the builds on the same inputs in round(s) 3", r.stdout)
 
     def test_builds_on_different_seeds_must_agree_in_every_run(self):
         # The same failure in both builds, but on different inputs: nothing says it is the inputs'.
-        bases = [0.88, 0.40, 0.30, 0.97]
         failing = {("c.cu", 2): "INCORRECT_NUMERICAL"}
-        r = self.judge(self.rounds(bases, "before"), self.rounds(bases, "after"), seeds=self.SEEDS,
-                       after_seeds=[s + 1 for s in self.SEEDS], before_status=failing, after_status=failing)
+        r = self.judge_steady(seeds=self.SEEDS, after_seeds=[s + 1 for s in self.SEEDS],
+                              before_status=failing, after_status=failing)
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("status differs between runs", r.stdout)
 
     def test_runs_too_noisy_to_catch_half_a_percent_are_inconclusive_not_a_pass(self):
-        bases = [0.88, 0.40, 0.30, 0.97]
-        noisy = [[b * (1 + 0.01 * ((r + i) % 3 - 1)) for i, b in enumerate(bases)] for r in range(4)]
+        noisy = [[b * (1 + 0.01 * ((r + i) % 3 - 1)) for i, b in enumerate(self.BASES)] for r in range(4)]
         r = self.judge(noisy, noisy[::-1])
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("INCONCLUSIVE", r.stdout)
 
     def test_too_few_rounds_and_examples_to_judge_are_inconclusive(self):
-        bases = [0.88, 0.40, 0.30, 0.97]
-        r = self.judge(self.rounds(bases, "before")[:2], self.rounds(bases, "after")[:2])
+        r = self.judge_steady(rounds=2)
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertIn("degrees of freedom are too few", r.stdout)
 
